@@ -1,0 +1,53 @@
+# Concierge. `make run` and `make test` build the virtualenv themselves when it is missing or stale.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test smoke check lint types seed ingest indexes eval bench fuzz clean venv
+
+$(STAMP): requirements.txt requirements-dev.txt
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -r requirements.txt -r requirements-dev.txt
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+run: $(STAMP)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT)
+
+test: $(STAMP)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest
+
+smoke: $(STAMP)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -m "not slow and not browser and not atlas"
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+types: $(STAMP)
+	$(BIN)/mypy
+
+check: lint types test
+
+seed: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.seed
+
+ingest: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.ingest
+
+indexes: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.create_indexes
+
+eval: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.eval $(ARGS)
+
+bench: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.bench $(ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,29 @@
+"""Embedders, chosen from settings by name."""
+
+from __future__ import annotations
+
+from app.providers.embeddings.base import Embedder
+from app.providers.embeddings.fake import FakeEmbedder
+from app.settings import Settings
+from tuning import TUNING, Tuning
+
+
+def build_embedder(settings: Settings, tuning: Tuning = TUNING) -> Embedder:
+    if settings.embedder == "voyage":
+        from app.providers.embeddings.voyage import VoyageEmbedder
+
+        key = settings.voyage_api_key.get_secret_value() if settings.voyage_api_key else None
+        return VoyageEmbedder(
+            key,
+            model=settings.voyage_embedding_model,
+            dimensions=settings.voyage_embedding_dimensions,
+            base_url=settings.voyage_base_url,
+        )
+    if settings.embedder == "fake":
+        return FakeEmbedder()
+    from app.providers.embeddings.local_minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder(batch_size=tuning.embed_batch_size)
+
+
+__all__ = ["Embedder", "FakeEmbedder", "build_embedder"]

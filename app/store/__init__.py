@@ -1,0 +1,67 @@
+"""Every MongoDB query lives in this package. `open_store` picks the backend from settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.settings import Settings
+from app.store.conversations import ConversationRepo, FeedbackRepo, MessageRepo
+from app.store.customers import CustomerRepo, OrderRepo, SubscriptionRepo
+from app.store.embedded import EmbeddedClient
+from app.store.escalations import EscalationRepo
+from app.store.knowledge import ArticleRepo, ChunkRepo, TicketRepo
+
+
+@dataclass
+class Store:
+    """A database handle and one repository per collection."""
+
+    client: Any
+    db: Any
+    embedded: bool
+    customers: CustomerRepo = field(init=False)
+    subscriptions: SubscriptionRepo = field(init=False)
+    orders: OrderRepo = field(init=False)
+    articles: ArticleRepo = field(init=False)
+    chunks: ChunkRepo = field(init=False)
+    tickets: TicketRepo = field(init=False)
+    conversations: ConversationRepo = field(init=False)
+    messages: MessageRepo = field(init=False)
+    feedback: FeedbackRepo = field(init=False)
+    escalations: EscalationRepo = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.customers = CustomerRepo(self.db)
+        self.subscriptions = SubscriptionRepo(self.db)
+        self.orders = OrderRepo(self.db)
+        self.articles = ArticleRepo(self.db)
+        self.chunks = ChunkRepo(self.db)
+        self.tickets = TicketRepo(self.db)
+        self.conversations = ConversationRepo(self.db)
+        self.messages = MessageRepo(self.db)
+        self.feedback = FeedbackRepo(self.db)
+        self.escalations = EscalationRepo(self.db)
+
+    async def ping(self) -> bool:
+        try:
+            await self.db.command("ping")
+        except Exception:
+            return False
+        return True
+
+    async def close(self) -> None:
+        await self.client.close()
+
+
+def open_store(settings: Settings) -> Store:
+    """PyMongo async against MONGODB_URI when set, else a fresh embedded in-process store."""
+    if settings.mongodb_uri:
+        from pymongo import AsyncMongoClient
+
+        client: Any = AsyncMongoClient(
+            settings.mongodb_uri, tz_aware=True, w="majority", appname="concierge"
+        )
+        return Store(client=client, db=client[settings.mongodb_db], embedded=False)
+    client = EmbeddedClient()
+    return Store(client=client, db=client[settings.mongodb_db], embedded=True)

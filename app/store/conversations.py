@@ -1,0 +1,201 @@
+"""Conversations, their messages, and feedback.
+
+A conversation is owned by exactly one principal: a customer id or an anonymous session id. Reads
+that serve a customer go through `get_owned`, which puts the owner into the query filter, so a
+conversation that belongs to someone else is indistinguishable from one that does not exist.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pymongo import ReturnDocument
+
+from app.store.models import Conversation, Feedback, Message, Role
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)
+
+
+def owner_filter(customer_id: str | None, anonymous_id: str | None) -> dict[str, Any]:
+    """Exactly one owner, or a filter that matches nothing (fail closed)."""
+    if customer_id:
+        return {"customerId": customer_id}
+    if anonymous_id:
+        return {"customerId": None, "anonymousId": anonymous_id}
+    return {"_id": {"$in": []}}
+
+
+class ConversationRepo:
+    def __init__(self, db: Any) -> None:
+        self._c = db["conversations"]
+
+    async def create(
+        self,
+        *,
+        customer_id: str | None,
+        anonymous_id: str | None,
+        anonymous_ttl_days: int,
+        now: datetime | None = None,
+    ) -> Conversation:
+        """Anonymous conversations expire (a cache); a signed-in customer's never do (a record)."""
+        if not customer_id and not anonymous_id:
+            raise ValueError("a conversation needs an owner")
+        now = now or now_utc()
+        expires = None if customer_id else now + timedelta(days=anonymous_ttl_days)
+        conv = Conversation(
+            id=new_id(),
+            customer_id=customer_id,
+            anonymous_id=None if customer_id else anonymous_id,
+            created_at=now,
+            updated_at=now,
+            expires_at=expires,
+        )
+        await self._c.insert_one(conv.to_doc())
+        return conv
+
+    async def get(self, conversation_id: str) -> Conversation | None:
+        doc = await self._c.find_one({"_id": conversation_id})
+        return Conversation.from_doc(doc) if doc else None
+
+    async def get_owned(
+        self, conversation_id: str, *, customer_id: str | None, anonymous_id: str | None
+    ) -> Conversation | None:
+        query = {"_id": conversation_id, **owner_filter(customer_id, anonymous_id)}
+        doc = await self._c.find_one(query)
+        return Conversation.from_doc(doc) if doc else None
+
+    async def list_owned(
+        self, *, customer_id: str | None, anonymous_id: str | None, limit: int = 20
+    ) -> list[Conversation]:
+        cursor = self._c.find(owner_filter(customer_id, anonymous_id))
+        docs = await cursor.sort("updatedAt", -1).limit(limit).to_list()
+        return [Conversation.from_doc(d) for d in docs]
+
+    async def allocate_seq(self, conversation_id: str) -> int:
+        """Atomically reserve the next message sequence number ($inc on the conversation)."""
+        doc = await self._c.find_one_and_update(
+            {"_id": conversation_id},
+            {"$inc": {"lastSeq": 1}, "$set": {"updatedAt": now_utc()}},
+            return_document=ReturnDocument.AFTER,
+        )
+        if doc is None:
+            raise LookupError(f"conversation {conversation_id} does not exist")
+        return int(doc["lastSeq"])
+
+    async def update(self, conversation_id: str, fields: dict[str, Any]) -> None:
+        """Set fields given in snake_case model names (e.g. failed_turns, status)."""
+        doc = {Conversation.model_fields[k].alias or k: v for k, v in fields.items()}
+        doc["updatedAt"] = now_utc()
+        await self._c.update_one({"_id": conversation_id}, {"$set": doc})
+
+    async def record_turn(
+        self, conversation_id: str, *, failed_turns: int, last_intent: str | None
+    ) -> None:
+        await self._c.update_one(
+            {"_id": conversation_id},
+            {
+                "$inc": {"turnCount": 1},
+                "$set": {
+                    "failedTurns": failed_turns,
+                    "lastIntent": last_intent,
+                    "updatedAt": now_utc(),
+                },
+            },
+        )
+
+    async def delete_for_customer(self, customer_id: str) -> list[str]:
+        ids = [d["_id"] async for d in self._c.find({"customerId": customer_id}, {"_id": 1})]
+        if ids:
+            await self._c.delete_many({"_id": {"$in": ids}})
+        return ids
+
+
+class MessageRepo:
+    def __init__(self, db: Any) -> None:
+        self._c = db["messages"]
+
+    async def append(
+        self,
+        conversation: Conversation,
+        *,
+        seq: int,
+        role: Role,
+        content: str,
+        meta: dict[str, Any] | None = None,
+    ) -> Message:
+        """Store one message at a pre-allocated seq; anonymous conversations' messages expire too."""
+        msg = Message(
+            id=new_id(),
+            conversation_id=conversation.id,
+            seq=seq,
+            role=role,
+            content=content,
+            meta=meta or {},
+            created_at=now_utc(),
+            expires_at=conversation.expires_at,
+        )
+        await self._c.insert_one(msg.to_doc())
+        return msg
+
+    async def get(self, conversation_id: str, message_id: str) -> Message | None:
+        doc = await self._c.find_one({"_id": message_id, "conversationId": conversation_id})
+        return Message.from_doc(doc) if doc else None
+
+    async def last(self, conversation_id: str, n: int) -> list[Message]:
+        """The last n messages in chronological order (served by {conversationId, seq:-1})."""
+        cursor = self._c.find({"conversationId": conversation_id}).sort("seq", -1).limit(n)
+        docs = await cursor.to_list()
+        return [Message.from_doc(d) for d in reversed(docs)]
+
+    async def after(self, conversation_id: str, after_seq: int = 0) -> list[Message]:
+        cursor = self._c.find({"conversationId": conversation_id, "seq": {"$gt": after_seq}})
+        return [Message.from_doc(d) for d in await cursor.sort("seq", 1).to_list()]
+
+    async def set_meta(self, message_id: str, meta: dict[str, Any]) -> None:
+        await self._c.update_one({"_id": message_id}, {"$set": {"meta": meta}})
+
+    async def delete_for_conversations(self, conversation_ids: list[str]) -> int:
+        res = await self._c.delete_many({"conversationId": {"$in": conversation_ids}})
+        return int(res.deleted_count)
+
+
+class FeedbackRepo:
+    def __init__(self, db: Any) -> None:
+        self._c = db["feedback"]
+
+    async def add(
+        self,
+        conversation_id: str,
+        *,
+        message_id: str | None = None,
+        helpful: bool | None = None,
+        resolved: bool | None = None,
+        comment: str | None = None,
+    ) -> Feedback:
+        fb = Feedback(
+            id=new_id(),
+            conversation_id=conversation_id,
+            message_id=message_id,
+            helpful=helpful,
+            resolved=resolved,
+            comment=comment,
+            created_at=now_utc(),
+        )
+        await self._c.insert_one(fb.to_doc())
+        return fb
+
+    async def for_conversation(self, conversation_id: str) -> list[Feedback]:
+        cursor = self._c.find({"conversationId": conversation_id}).sort("createdAt", 1)
+        return [Feedback.from_doc(d) for d in await cursor.to_list()]
+
+    async def delete_for_conversations(self, conversation_ids: list[str]) -> int:
+        res = await self._c.delete_many({"conversationId": {"$in": conversation_ids}})
+        return int(res.deleted_count)

@@ -1,0 +1,73 @@
+"""Handoff packets. A case reference is short, human-readable and unique (unique index)."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+from typing import Any
+
+from pymongo import ReturnDocument
+from pymongo.errors import DuplicateKeyError
+
+from app.store.models import Escalation
+
+_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read aloud over the phone
+
+
+def new_case_ref() -> str:
+    return "CASE-" + "".join(secrets.choice(_ALPHABET) for _ in range(6))
+
+
+class EscalationRepo:
+    def __init__(self, db: Any) -> None:
+        self._c = db["escalations"]
+
+    async def create(self, packet: Escalation) -> Escalation:
+        """Insert, drawing a fresh case reference on the (rare) collision."""
+        for _ in range(5):
+            try:
+                await self._c.insert_one(packet.to_doc())
+                return packet
+            except DuplicateKeyError:
+                packet = packet.model_copy(update={"case_ref": new_case_ref()})
+        raise RuntimeError("could not allocate a unique case reference")
+
+    async def get(self, case_ref: str) -> Escalation | None:
+        doc = await self._c.find_one({"caseRef": case_ref})
+        return Escalation.from_doc(doc) if doc else None
+
+    async def get_for_customer(self, case_ref: str, customer_id: str) -> Escalation | None:
+        doc = await self._c.find_one({"caseRef": case_ref, "customer.id": customer_id})
+        return Escalation.from_doc(doc) if doc else None
+
+    async def open_for_conversation(self, conversation_id: str) -> Escalation | None:
+        doc = await self._c.find_one(
+            {"conversationId": conversation_id, "status": {"$in": ["open", "claimed"]}}
+        )
+        return Escalation.from_doc(doc) if doc else None
+
+    async def list(self, status: str | None = None, limit: int = 100) -> list[Escalation]:
+        query: dict[str, Any] = {"status": status} if status else {}
+        cursor = self._c.find(query).sort("createdAt", -1).limit(limit)
+        return [Escalation.from_doc(d) for d in await cursor.to_list()]
+
+    async def claim(self, case_ref: str, agent: str) -> Escalation | None:
+        """Open -> claimed, atomically; None when it is not open (already claimed or resolved)."""
+        doc = await self._c.find_one_and_update(
+            {"caseRef": case_ref, "status": "open"},
+            {"$set": {"status": "claimed", "claimedBy": agent}},
+            return_document=ReturnDocument.AFTER,
+        )
+        return Escalation.from_doc(doc) if doc else None
+
+    async def resolve(self, case_ref: str, at: datetime) -> Escalation | None:
+        doc = await self._c.find_one_and_update(
+            {"caseRef": case_ref, "status": {"$in": ["open", "claimed"]}},
+            {"$set": {"status": "resolved", "resolvedAt": at}},
+            return_document=ReturnDocument.AFTER,
+        )
+        return Escalation.from_doc(doc) if doc else None
+
+    async def delete_for_customer(self, customer_id: str) -> int:
+        res = await self._c.delete_many({"customer.id": customer_id})
+        return int(res.deleted_count)

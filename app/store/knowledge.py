@@ -1,0 +1,91 @@
+"""Help articles, their chunks, and the resolved-ticket corpus."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pymongo import DeleteMany, ReplaceOne
+
+from app.store.models import Article, Chunk, Ticket
+
+
+class ArticleRepo:
+    def __init__(self, db: Any) -> None:
+        self._c = db["kb_articles"]
+
+    async def get(self, article_id: str) -> Article | None:
+        doc = await self._c.find_one({"_id": article_id})
+        return Article.from_doc(doc) if doc else None
+
+    async def upsert(self, article: Article) -> None:
+        await self._c.replace_one({"_id": article.id}, article.to_doc(), upsert=True)
+
+    async def list(self, filter: dict[str, Any] | None = None) -> list[Article]:
+        docs = await self._c.find(filter or {}).sort("_id", 1).to_list()
+        return [Article.from_doc(d) for d in docs]
+
+    async def hashes(self) -> dict[str, str]:
+        """article id -> content hash, to skip unchanged articles on re-ingestion."""
+        cursor = self._c.find({}, {"_id": 1, "contentHash": 1})
+        return {d["_id"]: d.get("contentHash", "") async for d in cursor}
+
+    async def count(self, filter: dict[str, Any] | None = None) -> int:
+        return int(await self._c.count_documents(filter or {}))
+
+    async def delete(self, article_id: str) -> None:
+        await self._c.delete_one({"_id": article_id})
+
+
+class ChunkRepo:
+    def __init__(self, db: Any) -> None:
+        self._c = db["kb_chunks"]
+
+    async def replace_for_article(self, article_id: str, chunks: Sequence[Chunk]) -> None:
+        """Make `chunks` the article's only chunks, in one ordered bulk write.
+
+        Chunk ids are `article#index`, so the upserts overwrite in place and the trailing delete
+        removes only chunks beyond the new count: no duplicates, no orphans, and never a moment
+        where the article has no chunks at all.
+        """
+        if any(c.article_id != article_id for c in chunks):
+            raise ValueError("every chunk must belong to the article being replaced")
+        ops: list[Any] = [ReplaceOne({"_id": c.id}, c.to_doc(), upsert=True) for c in chunks]
+        ops.append(DeleteMany({"articleId": article_id, "chunkIndex": {"$gte": len(chunks)}}))
+        await self._c.bulk_write(ops, ordered=True)
+
+    async def for_article(self, article_id: str) -> list[Chunk]:
+        cursor = self._c.find({"articleId": article_id}).sort("chunkIndex", 1)
+        return [Chunk.from_doc(d) for d in await cursor.to_list()]
+
+    async def all(self, filter: dict[str, Any] | None = None) -> list[Chunk]:
+        docs = await self._c.find(filter or {}).sort([("articleId", 1), ("chunkIndex", 1)]).to_list()
+        return [Chunk.from_doc(d) for d in docs]
+
+    async def count(self, filter: dict[str, Any] | None = None) -> int:
+        return int(await self._c.count_documents(filter or {}))
+
+    async def delete_for_article(self, article_id: str) -> int:
+        res = await self._c.delete_many({"articleId": article_id})
+        return int(res.deleted_count)
+
+
+class TicketRepo:
+    def __init__(self, db: Any) -> None:
+        self._c = db["tickets"]
+
+    async def get(self, ticket_id: str) -> Ticket | None:
+        doc = await self._c.find_one({"_id": ticket_id})
+        return Ticket.from_doc(doc) if doc else None
+
+    async def upsert_many(self, tickets: Sequence[Ticket]) -> None:
+        if tickets:
+            ops = [ReplaceOne({"_id": t.id}, t.to_doc(), upsert=True) for t in tickets]
+            await self._c.bulk_write(ops, ordered=False)
+
+    async def all(self, filter: dict[str, Any] | None = None) -> list[Ticket]:
+        docs = await self._c.find(filter or {}).sort("_id", 1).to_list()
+        return [Ticket.from_doc(d) for d in docs]
+
+    async def count(self, filter: dict[str, Any] | None = None) -> int:
+        return int(await self._c.count_documents(filter or {}))

@@ -1,0 +1,180 @@
+"""Domain models for every collection of DESIGN section 3.
+
+Repositories return these; nothing outside `app/store/` sees a raw MongoDB document.
+Ids are strings we generate (or natural keys such as a slug), so both backends agree on them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+Plan = str  # free | pro | enterprise, but stored as given: unknown strings fail closed later
+Audience = Literal["all", "pro", "enterprise"]
+ArticleStatus = Literal["draft", "published"]
+TicketStatus = Literal["open", "resolved", "wont_fix"]
+ConversationStatus = Literal["open", "escalated", "closed"]
+Role = Literal["user", "assistant", "agent"]
+ChunkKind = Literal["prose", "table"]
+EscalationStatus = Literal["open", "claimed", "resolved"]
+
+AUDIENCES: tuple[str, ...] = ("all", "pro", "enterprise")
+
+
+class Model(BaseModel):
+    """Python side is snake_case; documents are camelCase (DESIGN 3) with `id` stored as `_id`."""
+
+    model_config = ConfigDict(
+        extra="ignore", alias_generator=to_camel, validate_by_name=True, validate_by_alias=True
+    )
+
+    def to_doc(self) -> dict[str, Any]:
+        """The MongoDB document for this model (camelCase keys, `_id`)."""
+        return self.model_dump(by_alias=True)
+
+    @classmethod
+    def from_doc(cls, doc: dict[str, Any]) -> Self:
+        return cls.model_validate(doc)
+
+
+class Customer(Model):
+    id: str = Field(alias="_id")
+    name: str
+    email: str
+    plan: Plan
+    seats: int = 1
+    locale: str = "en"
+    created_at: datetime
+
+
+class Subscription(Model):
+    customer_id: str
+    plan: Plan
+    status: Literal["active", "past_due", "canceled", "trialing"]
+    seats: int
+    renews_at: datetime | None = None
+    price_cents: int
+
+
+class OrderItem(Model):
+    sku: str
+    name: str
+    qty: int
+    unit_price_cents: int
+
+
+class Order(Model):
+    customer_id: str
+    order_ref: str
+    status: str
+    items: list[OrderItem]
+    total_cents: int
+    placed_at: datetime
+    shipped_at: datetime | None = None
+    carrier: str | None = None
+    tracking: str | None = None
+
+
+class Article(Model):
+    id: str = Field(alias="_id")  # the slug: a natural key that survives re-ingestion
+    slug: str
+    title: str
+    body: str
+    summary: str = ""
+    category: str = "general"
+    tags: list[str] = Field(default_factory=list)
+    audience: Audience = "all"
+    locale: str = "en"
+    status: ArticleStatus = "published"
+    updated_at: datetime
+    source_path: str | None = None
+    content_hash: str = ""
+    review_flags: list[str] = Field(default_factory=list)
+
+
+class Chunk(Model):
+    id: str = Field(alias="_id")  # f"{article_id}#{chunk_index}"
+    article_id: str
+    chunk_index: int
+    text: str
+    breadcrumb: str
+    kind: ChunkKind = "prose"
+    embedding: list[float] = Field(default_factory=list)
+    audience: Audience = "all"
+    locale: str = "en"
+    category: str = "general"
+    tags: list[str] = Field(default_factory=list)
+    status: ArticleStatus = "published"
+    title: str = ""
+
+
+class Ticket(Model):
+    id: str = Field(alias="_id")
+    subject: str
+    symptom: str
+    resolution: str
+    product: str
+    audience: Audience = "all"
+    locale: str = "en"
+    status: TicketStatus
+    quality: float = 1.0
+    resolved_at: datetime | None = None
+    embedding: list[float] = Field(default_factory=list)
+
+
+class Conversation(Model):
+    id: str = Field(alias="_id")
+    customer_id: str | None = None
+    anonymous_id: str | None = None
+    status: ConversationStatus = "open"
+    summary: str = ""
+    summarized_through_seq: int = 0
+    facts: list[dict[str, Any]] = Field(default_factory=list)
+    turn_count: int = 0
+    failed_turns: int = 0
+    last_intent: str | None = None
+    last_seq: int = 0
+    created_at: datetime
+    updated_at: datetime
+    expires_at: datetime | None = None
+
+
+class Message(Model):
+    id: str = Field(alias="_id")
+    conversation_id: str
+    seq: int
+    role: Role
+    content: str
+    meta: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+    expires_at: datetime | None = None
+
+
+class Escalation(Model):
+    case_ref: str
+    conversation_id: str
+    status: EscalationStatus = "open"
+    reason: str
+    intent: str | None = None
+    asked_for: str = ""
+    sentiment: str | None = None
+    customer: dict[str, Any] | None = None
+    conversation: dict[str, Any] = Field(default_factory=dict)
+    attempted: dict[str, Any] = Field(default_factory=dict)
+    claimed_by: str | None = None
+    created_at: datetime
+    sla_due_at: datetime
+    resolved_at: datetime | None = None
+
+
+class Feedback(Model):
+    id: str = Field(alias="_id")
+    conversation_id: str
+    message_id: str | None = None
+    helpful: bool | None = None
+    resolved: bool | None = None
+    comment: str | None = None
+    created_at: datetime
