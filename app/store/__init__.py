@@ -11,6 +11,7 @@ from app.store.customers import CustomerRepo, OrderRepo, SubscriptionRepo
 from app.store.embedded import EmbeddedClient
 from app.store.escalations import EscalationRepo
 from app.store.knowledge import ArticleRepo, ChunkRepo, TicketRepo
+from app.store.limits import RateLimitRepo, SpendRepo
 
 
 @dataclass
@@ -30,6 +31,8 @@ class Store:
     messages: MessageRepo = field(init=False)
     feedback: FeedbackRepo = field(init=False)
     escalations: EscalationRepo = field(init=False)
+    rate_limits: RateLimitRepo = field(init=False)
+    spend: SpendRepo = field(init=False)
 
     def __post_init__(self) -> None:
         self.customers = CustomerRepo(self.db)
@@ -42,6 +45,8 @@ class Store:
         self.messages = MessageRepo(self.db)
         self.feedback = FeedbackRepo(self.db)
         self.escalations = EscalationRepo(self.db)
+        self.rate_limits = RateLimitRepo(self.db)
+        self.spend = SpendRepo(self.db)
 
     async def ping(self) -> bool:
         try:
@@ -49,6 +54,19 @@ class Store:
         except Exception:
             return False
         return True
+
+    async def delete_customer(self, customer_id: str) -> dict[str, int]:
+        """Everything stored about one customer (GDPR erasure), counted by collection."""
+        conv_ids = await self.conversations.delete_for_customer(customer_id)
+        return {
+            "conversations": len(conv_ids),
+            "messages": await self.messages.delete_for_conversations(conv_ids),
+            "feedback": await self.feedback.delete_for_conversations(conv_ids),
+            "escalations": await self.escalations.delete_for_customer(customer_id),
+            "orders": await self.orders.delete_for_customer(customer_id),
+            "subscriptions": await self.subscriptions.delete_for_customer(customer_id),
+            "customers": await self.customers.delete(customer_id),
+        }
 
     async def close(self) -> None:
         await self.client.close()

@@ -137,6 +137,8 @@ class Conversation(Model):
     failed_turns: int = 0
     last_intent: str | None = None
     last_seq: int = 0
+    escalated: bool = False  # ever handed to a person (metrics: not a deflection)
+    resolved: bool | None = None  # the customer's answer to "did this resolve it?"
     created_at: datetime
     updated_at: datetime
     expires_at: datetime | None = None

@@ -1,0 +1,137 @@
+"""Agent and admin endpoints (bearer admin token): metrics, docs gaps, the queue, GDPR delete."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, HTTPException, Query
+from pydantic import BaseModel, Field
+
+from app.api.deps import AdminDep, ServicesDep
+from app.api.views import escalation_view, message_view
+from app.store import analytics
+
+router = APIRouter(prefix="/v1/admin", tags=["admin"])
+
+
+class ClaimIn(BaseModel):
+    agent: str = Field(min_length=1, max_length=100)
+
+
+class ReplyIn(BaseModel):
+    agent: str = Field(min_length=1, max_length=100)
+    content: str = Field(min_length=1, max_length=8000)
+
+
+def _range(start: date | None, end: date | None) -> tuple[datetime, datetime]:
+    """[from 00:00, to+1 00:00) in UTC; default: the last 30 days."""
+    today = datetime.now(UTC).date()
+    end = end or today
+    start = start or end - timedelta(days=29)
+    if start > end:
+        raise HTTPException(422, detail="'from' must not be after 'to'")
+    return (
+        datetime.combine(start, time.min, UTC),
+        datetime.combine(end + timedelta(days=1), time.min, UTC),
+    )
+
+
+FromQ = Annotated[date | None, Query(alias="from", description="First day (UTC), YYYY-MM-DD.")]
+ToQ = Annotated[date | None, Query(alias="to", description="Last day (UTC), inclusive.")]
+
+
+@router.get("/metrics")
+async def metrics(_: AdminDep, services: ServicesDep, start: FromQ = None, end: ToQ = None) -> dict[str, Any]:
+    """Deflection and confirmed resolution side by side, per day, plus what drives them."""
+    lo, hi = _range(start, end)
+    db = services.store.db
+    conv = await analytics.conversation_metrics(db, lo, hi)
+    return {
+        "from": lo.date().isoformat(),
+        "to": (hi - timedelta(days=1)).date().isoformat(),
+        **conv,
+        "confidenceMix": await analytics.confidence_mix(db, lo, hi),
+        "escalationReasons": await analytics.escalation_reasons(db, lo, hi),
+        "medianLatencyMs": await analytics.median_latency_ms(db, lo, hi),
+        "spend": await services.spend_status(),
+    }
+
+
+@router.get("/gaps")
+async def gaps(_: AdminDep, services: ServicesDep, start: FromQ = None, end: ToQ = None) -> dict[str, Any]:
+    """What the docs fail to answer: weak/none turns by intent, most frequent first."""
+    lo, hi = _range(start, end)
+    return {"gaps": await analytics.docs_gaps(services.store.db, lo, hi)}
+
+
+@router.get("/escalations")
+async def list_escalations(
+    _: AdminDep,
+    services: ServicesDep,
+    status: Literal["open", "claimed", "resolved"] | None = None,
+) -> dict[str, Any]:
+    items = await services.store.escalations.list(status)
+    now = datetime.now(UTC)
+    return {"escalations": [escalation_view(e, now) for e in items]}
+
+
+async def _case(services: Any, case_ref: str) -> Any:
+    case = await services.store.escalations.get(case_ref)
+    if case is None:
+        raise HTTPException(404, detail="case not found")
+    return case
+
+
+@router.get("/escalations/{case_ref}")
+async def get_escalation(case_ref: str, _: AdminDep, services: ServicesDep) -> dict[str, Any]:
+    """The handoff packet and the full transcript."""
+    case = await _case(services, case_ref)
+    messages = await services.store.messages.after(case.conversation_id, 0)
+    return {"escalation": escalation_view(case), "messages": [message_view(m) for m in messages]}
+
+
+@router.post("/escalations/{case_ref}/claim")
+async def claim(case_ref: str, body: ClaimIn, _: AdminDep, services: ServicesDep) -> dict[str, Any]:
+    await _case(services, case_ref)
+    case = await services.store.escalations.claim(case_ref, body.agent)
+    if case is None:
+        raise HTTPException(409, detail="case is not open (already claimed or resolved)")
+    return {"escalation": escalation_view(case)}
+
+
+@router.post("/escalations/{case_ref}/reply")
+async def reply(case_ref: str, body: ReplyIn, _: AdminDep, services: ServicesDep) -> dict[str, Any]:
+    """An agent's reply, stored with role `agent`; it appears in the customer's widget."""
+    case = await _case(services, case_ref)
+    if case.status == "resolved":
+        raise HTTPException(409, detail="case is resolved")
+    if case.status == "open":
+        await services.store.escalations.claim(case_ref, body.agent)
+    conv = await services.store.conversations.get(case.conversation_id)
+    if conv is None:
+        raise HTTPException(404, detail="conversation no longer exists")
+    seq = await services.store.conversations.allocate_seq(conv.id)
+    msg = await services.store.messages.append(
+        conv, seq=seq, role="agent", content=body.content.strip(),
+        meta={"agent": body.agent, "caseRef": case_ref},
+    )
+    return {"message": message_view(msg)}
+
+
+@router.post("/escalations/{case_ref}/resolve")
+async def resolve(case_ref: str, _: AdminDep, services: ServicesDep) -> dict[str, Any]:
+    """Close the case; the assistant may answer again in that conversation."""
+    await _case(services, case_ref)
+    case = await services.store.escalations.resolve(case_ref, datetime.now(UTC))
+    if case is None:
+        raise HTTPException(409, detail="case is already resolved")
+    await services.store.conversations.update(case.conversation_id, {"status": "open"})
+    return {"escalation": escalation_view(case)}
+
+
+@router.delete("/customers/{customer_id}")
+async def delete_customer(customer_id: str, _: AdminDep, services: ServicesDep) -> dict[str, Any]:
+    """GDPR erasure: the customer, their subscription, orders, conversations, messages,
+    feedback and handoff packets. Returns what was deleted, by collection."""
+    return {"customerId": customer_id, "deleted": await services.delete_customer(customer_id)}

@@ -1,0 +1,232 @@
+"""Customer endpoints: sessions, conversations, messages (SSE or JSON), feedback, handoff."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, HTTPException, Query, Request
+from fastapi.responses import JSONResponse
+from fastapi.sse import EventSourceResponse
+from pydantic import BaseModel, Field
+
+from app.api.deps import PrincipalDep, ServicesDep
+from app.api.views import conversation_view, message_view
+from app.errors import InvalidInput, Unauthenticated
+from app.identity import Principal, mint_session, verify_identity
+from app.services import Services
+from app.store.models import Conversation
+from app.turn.engine import TurnSink, clean_message, request_handoff, run_turn
+
+log = logging.getLogger(__name__)
+router = APIRouter(prefix="/v1", tags=["customer"])
+
+
+class SessionIn(BaseModel):
+    identityToken: str | None = Field(
+        default=None, max_length=4096, description="Host-signed HS256 JWT; omit for anonymous."
+    )
+
+
+class MessageIn(BaseModel):
+    content: str = Field(max_length=20_000, description="What the customer typed.")
+
+
+class MessageFeedbackIn(BaseModel):
+    helpful: bool
+    comment: str | None = Field(default=None, max_length=2000)
+
+
+class ConversationFeedbackIn(BaseModel):
+    resolved: bool
+    comment: str | None = Field(default=None, max_length=2000)
+
+
+@router.post("/sessions")
+async def create_session(body: SessionIn, services: ServicesDep) -> dict[str, Any]:
+    """Exchange a host-signed identity token (or nothing, for anonymous) for a session token."""
+    settings = services.settings
+    customer = None
+    if body.identityToken:
+        try:
+            cid = verify_identity(body.identityToken, settings.identity_secret.get_secret_value())
+        except Unauthenticated as exc:
+            raise HTTPException(401, detail=str(exc)) from exc
+        customer = await services.store.customers.get(cid)
+        if customer is None:
+            raise HTTPException(401, detail="identity token names an unknown customer")
+    token, exp = mint_session(customer.id if customer else None, settings.session_secret.get_secret_value())
+    return {
+        "sessionToken": token,
+        "anonymous": customer is None,
+        "customer": (
+            {"id": customer.id, "name": customer.name, "plan": customer.plan} if customer else None
+        ),
+        "expiresAt": exp.isoformat(),
+    }
+
+
+async def owned(services: Services, principal: Principal, conversation_id: str) -> Conversation:
+    """The caller's own conversation, or 404 (someone else's is indistinguishable from none)."""
+    conv = await services.store.conversations.get_owned(
+        conversation_id, customer_id=principal.customer_id, anonymous_id=principal.anonymous_id
+    )
+    if conv is None:
+        raise HTTPException(404, detail="conversation not found")
+    return conv
+
+
+@router.post("/conversations", status_code=201)
+async def create_conversation(principal: PrincipalDep, services: ServicesDep) -> dict[str, Any]:
+    conv = await services.store.conversations.create(
+        customer_id=principal.customer_id,
+        anonymous_id=principal.anonymous_id,
+        anonymous_ttl_days=services.tuning.anonymous_session_ttl_days,
+    )
+    return {"id": conv.id, "status": conv.status, "createdAt": conv.created_at.isoformat()}
+
+
+@router.get("/conversations/{conversation_id}")
+async def get_conversation(
+    conversation_id: str, principal: PrincipalDep, services: ServicesDep
+) -> dict[str, Any]:
+    conv = await owned(services, principal, conversation_id)
+    messages = await services.store.messages.after(conv.id, 0)
+    return conversation_view(conv, messages)
+
+
+@router.get("/conversations/{conversation_id}/messages")
+async def list_messages(
+    conversation_id: str,
+    principal: PrincipalDep,
+    services: ServicesDep,
+    after: Annotated[int, Query(ge=0, description="Only messages with a greater seq.")] = 0,
+) -> dict[str, Any]:
+    """Poll for new messages (human agent replies arrive this way)."""
+    conv = await owned(services, principal, conversation_id)
+    messages = await services.store.messages.after(conv.id, after)
+    return {"status": conv.status, "messages": [message_view(m) for m in messages]}
+
+
+def _sse(event: str, data: Any) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, default=str, ensure_ascii=False)}\n\n"
+
+
+class _QueueSink(TurnSink):
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+
+    async def meta(self, data: dict[str, Any]) -> None:
+        await self.queue.put(("meta", data))
+
+    async def delta(self, text: str) -> None:
+        await self.queue.put(("delta", {"text": text}))
+
+
+@router.post(
+    "/conversations/{conversation_id}/messages",
+    response_model=None,
+    responses={200: {"content": {"text/event-stream": {}, "application/json": {}}}},
+)
+async def post_message(
+    conversation_id: str,
+    body: MessageIn,
+    request: Request,
+    principal: PrincipalDep,
+    services: ServicesDep,
+    accept: Annotated[str | None, Header()] = None,
+) -> Any:
+    """Send a message. `Accept: text/event-stream` streams meta, delta... and done events."""
+    conv = await owned(services, principal, conversation_id)
+    try:
+        content = clean_message(body.content, services.tuning)
+    except InvalidInput as exc:
+        status = 413 if "too long" in str(exc) else 422
+        raise HTTPException(status, detail=str(exc)) from exc
+    await services.check_rate_limits(principal, request)
+
+    if not (accept and "text/event-stream" in accept):
+        result = await run_turn(services, principal, conv, content)
+        return {
+            "userMessage": message_view(result.user_message),
+            "reply": message_view(result.reply) if result.reply else None,
+        }
+
+    sink = _QueueSink()
+    # The turn runs as its own task: a client that disconnects mid-stream stops receiving,
+    # but the turn still completes and is stored.
+    task = services.spawn(run_turn(services, principal, conv, content, sink=sink))
+
+    async def events() -> AsyncIterator[str]:
+        while True:
+            getter = asyncio.ensure_future(sink.queue.get())
+            done, _ = await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+            if getter in done:
+                event, data = getter.result()
+                yield _sse(event, data)
+                continue
+            getter.cancel()
+            while not sink.queue.empty():
+                event, data = sink.queue.get_nowait()
+                yield _sse(event, data)
+            exc = task.exception()
+            if exc is not None:
+                log.error("turn failed", exc_info=exc)
+                yield _sse("error", {"detail": "Something went wrong on our side; your message "
+                                     "was saved. Please try again in a moment."})
+            else:
+                result = task.result()
+                reply = message_view(result.reply) if result.reply else None
+                yield _sse("done", {"message": reply, "userMessage": message_view(result.user_message)})
+            return
+
+    return EventSourceResponse(events(), headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@router.post("/conversations/{conversation_id}/handoff")
+async def handoff(
+    conversation_id: str, principal: PrincipalDep, services: ServicesDep
+) -> dict[str, Any]:
+    """The "talk to a person" button: escalates with a full packet and names the case."""
+    conv = await owned(services, principal, conversation_id)
+    case_ref, message = await request_handoff(services, principal, conv)
+    return {"caseRef": case_ref, "message": message_view(message) if message else None}
+
+
+@router.post("/conversations/{conversation_id}/messages/{message_id}/feedback")
+async def message_feedback(
+    conversation_id: str,
+    message_id: str,
+    body: MessageFeedbackIn,
+    principal: PrincipalDep,
+    services: ServicesDep,
+) -> dict[str, Any]:
+    conv = await owned(services, principal, conversation_id)
+    msg = await services.store.messages.get(conv.id, message_id)
+    if msg is None or msg.role == "user":
+        raise HTTPException(404, detail="message not found")
+    await services.store.feedback.add(
+        conv.id, message_id=msg.id, helpful=body.helpful, comment=body.comment
+    )
+    return {"ok": True}
+
+
+@router.post("/conversations/{conversation_id}/feedback")
+async def conversation_feedback(
+    conversation_id: str,
+    body: ConversationFeedbackIn,
+    principal: PrincipalDep,
+    services: ServicesDep,
+) -> dict[str, Any]:
+    """"Did this resolve it?" — the confirmation behind the resolution rate."""
+    conv = await owned(services, principal, conversation_id)
+    await services.store.feedback.add(conv.id, resolved=body.resolved, comment=body.comment)
+    await services.store.conversations.update(conv.id, {"resolved": body.resolved})
+    return {"ok": True}
+
+
+def json_error(status: int, detail: str) -> JSONResponse:
+    return JSONResponse({"detail": detail}, status_code=status)

@@ -1,0 +1,33 @@
+"""Demo-only helpers for /demo: identity tokens minted the way a host site's backend would."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+
+from app.api.deps import ServicesDep
+from app.identity import mint_identity
+
+router = APIRouter(prefix="/v1/demo", tags=["demo"])
+
+
+@router.get("/customers")
+async def demo_customers(services: ServicesDep) -> dict[str, Any]:
+    """Seeded customers with short-lived identity tokens (embedded demo mode only)."""
+    if not services.store.embedded:
+        raise HTTPException(404, detail="the demo customer switcher exists only in embedded mode")
+    secret = services.settings.identity_secret.get_secret_value()
+    customers = await services.store.customers.list()
+    return {
+        "customers": [
+            {
+                "id": c.id,
+                "name": c.name,
+                "plan": c.plan,
+                "locale": c.locale,
+                "identityToken": mint_identity(c.id, secret, minutes=60),
+            }
+            for c in customers
+        ]
+    }

@@ -1,0 +1,91 @@
+"""Request-size limit and error mapping (domain errors → HTTP)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from pymongo.errors import AutoReconnect, ConnectionFailure, ServerSelectionTimeoutError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.errors import Conflict, InvalidInput, NotFound, RateLimited, StoreUnavailable, Unauthenticated
+
+log = logging.getLogger(__name__)
+
+
+class BodySizeLimit:
+    """413 for bodies over `max_bytes`, whether or not the client sent Content-Length."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await self._reject(send)
+            return
+        seen = 0
+        too_big = False
+
+        async def limited_receive() -> Message:
+            nonlocal seen, too_big
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    too_big = True
+                    raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, limited_receive, send)
+        except _TooLarge:
+            await self._reject(send)
+
+    async def _reject(self, send: Send) -> None:
+        body = json.dumps({"detail": f"request body too large (max {self.max_bytes} bytes)"}).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    def handler(status: int, headers: dict[str, str] | None = None) -> Any:
+        async def handle(request: Request, exc: Exception) -> JSONResponse:
+            extra = dict(headers or {})
+            if isinstance(exc, RateLimited):
+                extra["Retry-After"] = str(exc.retry_after_s)
+            return JSONResponse({"detail": str(exc)}, status_code=status, headers=extra)
+
+        return handle
+
+    app.add_exception_handler(NotFound, handler(404))
+    app.add_exception_handler(Unauthenticated, handler(401, {"WWW-Authenticate": "Bearer"}))
+    app.add_exception_handler(InvalidInput, handler(422))
+    app.add_exception_handler(Conflict, handler(409))
+    app.add_exception_handler(RateLimited, handler(429))
+
+    async def unavailable(request: Request, exc: Exception) -> JSONResponse:
+        log.error("store unavailable", extra={"error": str(exc), "path": request.url.path})
+        return JSONResponse(
+            {"detail": "The service is temporarily unavailable (database unreachable). Nothing "
+                       "was half-saved; please retry shortly."},
+            status_code=503,
+            headers={"Retry-After": "5"},
+        )
+
+    for exc_type in (StoreUnavailable, ServerSelectionTimeoutError, ConnectionFailure, AutoReconnect):
+        app.add_exception_handler(exc_type, unavailable)

@@ -1,0 +1,72 @@
+"""Pages and assets: the widget script, /demo, /admin, and help-article pages that citations open."""
+
+from __future__ import annotations
+
+import html
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import jwt
+from fastapi import APIRouter, HTTPException
+from fastapi.responses import FileResponse, HTMLResponse
+from markdown_it import MarkdownIt
+
+from app.api.deps import ServicesDep
+
+WEB = Path(__file__).resolve().parent.parent / "web" / "static"
+router = APIRouter(include_in_schema=False)
+_md = MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+def article_view_token(slug: str, secret: str, days: int = 7) -> str:
+    """A link token for a restricted article: lets a citation open exactly that page."""
+    exp = datetime.now(UTC) + timedelta(days=days)
+    return jwt.encode({"slug": slug, "exp": exp, "typ": "article"}, secret, algorithm="HS256")
+
+
+def _asset(name: str, media_type: str) -> FileResponse:
+    path = WEB / name
+    if not path.is_file():
+        raise HTTPException(404, detail=f"{name} is not built")
+    return FileResponse(path, media_type=media_type, headers={"Cache-Control": "no-cache"})
+
+
+@router.get("/widget.js")
+async def widget() -> FileResponse:
+    return _asset("widget.js", "text/javascript")
+
+
+@router.get("/demo")
+async def demo() -> FileResponse:
+    return _asset("demo.html", "text/html")
+
+
+@router.get("/admin")
+async def admin() -> FileResponse:
+    return _asset("admin.html", "text/html")
+
+
+@router.get("/help/{slug}", response_class=HTMLResponse)
+async def help_article(slug: str, services: ServicesDep, v: str | None = None) -> HTMLResponse:
+    """A published article. Restricted audiences need the view token the citation carried."""
+    article = await services.store.articles.get(slug)
+    if article is None or article.status != "published":
+        raise HTTPException(404, detail="article not found")
+    if article.audience != "all":
+        secret = services.settings.session_secret.get_secret_value()
+        try:
+            claims = jwt.decode(v or "", secret, algorithms=["HS256"])
+        except jwt.InvalidTokenError:
+            raise HTTPException(404, detail="article not found") from None
+        if claims.get("slug") != slug or claims.get("typ") != "article":
+            raise HTTPException(404, detail="article not found")
+    body = _md.render(article.body)
+    title = html.escape(article.title)
+    page = f"""<!doctype html><html lang="{html.escape(article.locale)}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} · Help</title>
+<style>body{{font:16px/1.6 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;
+color:#1c2230}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccd;padding:.3rem .6rem}}
+.meta{{color:#556;font-size:.9rem}}</style></head><body><main>
+<p class="meta">Help center · {html.escape(article.category)} · {html.escape(article.audience)}</p>
+<h1>{title}</h1>{body}</main></body></html>"""
+    return HTMLResponse(page)

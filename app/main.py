@@ -1,0 +1,55 @@
+"""The FastAPI app factory: `uvicorn app.main:create_app --factory`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from app.api import admin, conversations, demo, health, web
+from app.api.middleware import BodySizeLimit, install_error_handlers
+from app.logs import configure_logging
+from app.services import Services, build_services, start_background
+from app.settings import Settings
+from tuning import TUNING, Tuning
+
+
+def create_app(
+    settings: Settings | None = None,
+    tuning: Tuning = TUNING,
+    services: Services | None = None,
+) -> FastAPI:
+    """Build the app. Tests may pass prepared `services`; otherwise they are built at start-up."""
+    settings = settings or (services.settings if services else Settings())
+    configure_logging(settings.log_level)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = services is None
+        svc = services or await build_services(settings, tuning)
+        app.state.services = svc
+        if owned:
+            start_background(svc)
+        try:
+            yield
+        finally:
+            if owned:
+                await svc.close()
+
+    app = FastAPI(
+        title="Concierge",
+        version="0.1.0",
+        summary="Conversational customer support on MongoDB.",
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    app.add_middleware(BodySizeLimit, max_bytes=tuning.max_body_bytes)
+    app.include_router(health.router)
+    app.include_router(conversations.router)
+    app.include_router(admin.router)
+    app.include_router(demo.router)
+    app.include_router(web.router)
+    app.mount("/static", StaticFiles(directory=web.WEB, check_dir=False), name="static")
+    return app

@@ -1,0 +1,153 @@
+"""When the answer is a person: four independent signals (DESIGN 6), checked in order.
+
+Kept separate on purpose: one blended score could be neither tuned nor explained. "Why did it
+escalate?" is answered by `reason` in the message meta plus the numbers in tuning.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from app.store.escalations import new_case_ref
+from app.store.models import Conversation, Customer, Escalation, Subscription
+from tuning import Tuning
+
+Reason = Literal["policy", "explicit", "frustration", "failed_turns"]
+Outcome = Literal["success", "failed", "neutral"]
+NEGATIVE_SENTIMENTS = frozenset({"frustrated", "angry"})
+
+
+@dataclass(frozen=True)
+class Decision:
+    escalate: bool
+    reason: Reason | None = None
+
+    def explain(self) -> str:
+        return {
+            None: "no escalation signal fired",
+            "policy": "the request is one a person must handle (policy intent)",
+            "explicit": "the customer asked for a person",
+            "frustration": "the customer is frustrated and this turn did not help",
+            "failed_turns": "several turns in a row did not find an answer",
+        }[self.reason]
+
+
+def policy_escalates(intent: str, tuning: Tuning) -> bool:
+    """Signal 1, checked on arrival before any retrieval."""
+    return intent in tuning.always_escalate_intents
+
+
+def turn_outcome(*, needed_answer: bool, strong_passage: bool, tool_found: bool) -> Outcome:
+    """A turn fails when it needed an answer and got neither a strong passage nor a found tool."""
+    if not needed_answer:
+        return "neutral"
+    return "success" if (strong_passage or tool_found) else "failed"
+
+
+def next_failed_turns(previous: int, outcome: Outcome) -> int:
+    """Success resets the streak; a neutral turn (thanks) leaves it alone."""
+    if outcome == "success":
+        return 0
+    if outcome == "failed":
+        return previous + 1
+    return previous
+
+
+def decide(
+    *,
+    intent: str,
+    explicit_request: bool,
+    sentiment: str,
+    outcome: Outcome,
+    failed_turns: int,
+    tuning: Tuning,
+) -> Decision:
+    """Signals in order: policy, explicit request, frustration + failure, failed streak."""
+    if policy_escalates(intent, tuning):
+        return Decision(True, "policy")
+    if explicit_request:
+        return Decision(True, "explicit")
+    if sentiment in NEGATIVE_SENTIMENTS and outcome == "failed":
+        return Decision(True, "frustration")
+    if failed_turns > tuning.max_failed_turns:
+        return Decision(True, "failed_turns")
+    return Decision(False)
+
+
+def sla_due(plan: str | None, created_at: datetime, tuning: Tuning) -> datetime:
+    """Due time by plan; an unknown plan gets the free plan's (longest) window."""
+    hours = tuning.sla_hours.get(plan or "free", tuning.sla_hours["free"])
+    return created_at + timedelta(hours=hours)
+
+
+def is_breached(packet: Escalation, now: datetime) -> bool:
+    """Computed when read, never stored: open or claimed past its due time."""
+    return packet.status != "resolved" and now > packet.sla_due_at
+
+
+def build_packet(
+    *,
+    conversation: Conversation,
+    customer: Customer | None,
+    subscription: Subscription | None,
+    reason: Reason,
+    intent: str | None,
+    asked_for: str,
+    sentiment: str | None,
+    failed_turns: int,
+    attempted: dict[str, Any],
+    now: datetime,
+    tuning: Tuning,
+) -> Escalation:
+    """Everything a person needs so the customer never repeats themselves."""
+    cust: dict[str, Any] | None = None
+    if customer is not None:
+        cust = {
+            "id": customer.id,
+            "name": customer.name,
+            "email": customer.email,
+            "plan": customer.plan,
+            "seats": customer.seats,
+            "locale": customer.locale,
+            "subscriptionStatus": subscription.status if subscription else None,
+            "renewsAt": subscription.renews_at if subscription else None,
+        }
+    plan = customer.plan if customer else None
+    if plan not in tuning.sla_hours:
+        plan = "free"
+    return Escalation(
+        case_ref=new_case_ref(),
+        conversation_id=conversation.id,
+        reason=reason,
+        intent=intent,
+        asked_for=asked_for,
+        sentiment=sentiment,
+        customer=cust,
+        conversation={
+            "turnCount": conversation.turn_count,
+            "failedTurns": failed_turns,
+            "summary": conversation.summary,
+            "facts": conversation.facts,
+        },
+        attempted=attempted,
+        created_at=now,
+        sla_due_at=sla_due(plan, now, tuning),
+    )
+
+
+def handoff_reply(case_ref: str, reason: Reason, plan: str | None, tuning: Tuning) -> str:
+    """What the customer reads: the case reference and what happens next."""
+    hours = tuning.sla_hours.get(plan or "free", tuning.sla_hours["free"])
+    lead = {
+        "policy": "This is something a member of our team needs to handle personally.",
+        "explicit": "Of course, I'm bringing in a person.",
+        "frustration": "I'm sorry this has been frustrating. I'm bringing in a person.",
+        "failed_turns": "I haven't been able to find the answer, so I'm bringing in a person.",
+    }[reason]
+    return (
+        f"{lead} Your case reference is {case_ref}. A support specialist will reply here "
+        f"within {hours} hours, with everything you've told me so far, so you won't need to "
+        "repeat yourself. You can keep adding details in the meantime."
+    )

@@ -1,0 +1,173 @@
+"""Customer-data tools. The model picks which; the session decides whose.
+
+No tool schema has a customer parameter. A `SessionTools` object is built per turn from the
+verified session's customer id, which goes into every query filter; results are projected down to
+what the customer may see (never the customer id itself). "Not found" is an answer, not a reason
+to widen the query.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.store import Store
+from app.store.models import Order
+
+ORDER_REF = re.compile(r"^ORD-\d{3,6}$")
+CASE_REF = re.compile(r"^CASE-[A-Z0-9]{6}$")
+
+TOOL_SPECS: list[dict[str, Any]] = [
+    {
+        "name": "lookupOrder",
+        "description": (
+            "Look up ONE of the signed-in customer's own orders by its reference (ORD-1234): status, "
+            "items, carrier and tracking. Cannot see other customers' orders; an unknown reference "
+            "means the order is not on this customer's account."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {"orderRef": {"type": "string", "pattern": "^ORD-[0-9]{3,6}$"}},
+            "required": ["orderRef"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "listRecentOrders",
+        "description": (
+            "List the signed-in customer's own most recent orders, newest first (at most 10). "
+            "Does not search, filter by product, or show anyone else's orders."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": 10}},
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "lookupSubscription",
+        "description": (
+            "The signed-in customer's own subscription: plan, status, seats, renewal date and "
+            "price. Read-only: cannot change, cancel or refund anything."
+        ),
+        "input_schema": {"type": "object", "properties": {}, "additionalProperties": False},
+    },
+    {
+        "name": "lookupCase",
+        "description": (
+            "Status of one of the signed-in customer's own support cases by reference "
+            "(CASE-XXXXXX). Cannot list cases or see other customers' cases."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {"caseRef": {"type": "string", "pattern": "^CASE-[A-Z0-9]{6}$"}},
+            "required": ["caseRef"],
+            "additionalProperties": False,
+        },
+    },
+]
+TOOL_NAMES = frozenset(t["name"] for t in TOOL_SPECS)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    tool: str
+    ok: bool  # the call ran (valid arguments, store answered)
+    found: bool  # it found something for this customer
+    data: dict[str, Any] | list[dict[str, Any]] | None = None
+    message: str = ""  # what to tell the customer when not found / not ok
+
+    def trace(self) -> dict[str, Any]:
+        return {"tool": self.tool, "ok": self.ok, "found": self.found}
+
+
+def _order_view(o: Order) -> dict[str, Any]:
+    return {
+        "orderRef": o.order_ref,
+        "status": o.status,
+        "items": [{"sku": i.sku, "name": i.name, "qty": i.qty} for i in o.items],
+        "total": f"{o.total_cents / 100:.2f}",
+        "placedAt": o.placed_at.date().isoformat(),
+        "shippedAt": o.shipped_at.date().isoformat() if o.shipped_at else None,
+        "carrier": o.carrier,
+        "tracking": o.tracking,
+    }
+
+
+@dataclass
+class SessionTools:
+    """Tools bound to one verified customer (None = anonymous: every lookup says sign in)."""
+
+    store: Store
+    customer_id: str | None
+    calls: list[ToolResult] = field(default_factory=list)
+
+    async def call(self, name: str, args: dict[str, Any] | None = None) -> ToolResult:
+        args = dict(args or {})
+        if name not in TOOL_NAMES:
+            result = ToolResult(name, ok=False, found=False, message=f"unknown tool {name!r}")
+        elif self.customer_id is None:
+            result = ToolResult(
+                name, ok=True, found=False,
+                message="Please sign in so I can look at your account.",
+            )
+        else:
+            result = await getattr(self, f"_{name}")(self.customer_id, args)
+        self.calls.append(result)
+        return result
+
+    async def _lookupOrder(self, cid: str, args: dict[str, Any]) -> ToolResult:
+        ref = str(args.get("orderRef", "")).strip().upper()
+        if not ORDER_REF.match(ref):
+            return ToolResult("lookupOrder", ok=False, found=False,
+                              message="That doesn't look like an order reference (ORD-1234).")
+        order = await self.store.orders.get(cid, ref)
+        if order is None:
+            return ToolResult("lookupOrder", ok=True, found=False,
+                              message=f"I don't see an order {ref} on your account.")
+        return ToolResult("lookupOrder", ok=True, found=True, data=_order_view(order))
+
+    async def _listRecentOrders(self, cid: str, args: dict[str, Any]) -> ToolResult:
+        try:
+            limit = int(args.get("limit", 5))
+        except (TypeError, ValueError):
+            limit = 5
+        orders = await self.store.orders.recent(cid, limit)
+        if not orders:
+            return ToolResult("listRecentOrders", ok=True, found=False,
+                              message="I don't see any orders on your account.")
+        return ToolResult("listRecentOrders", ok=True, found=True,
+                          data=[_order_view(o) for o in orders])
+
+    async def _lookupSubscription(self, cid: str, args: dict[str, Any]) -> ToolResult:
+        sub = await self.store.subscriptions.for_customer(cid)
+        if sub is None:
+            return ToolResult("lookupSubscription", ok=True, found=False,
+                              message="I don't see a subscription on your account.")
+        data = {
+            "plan": sub.plan,
+            "status": sub.status,
+            "seats": sub.seats,
+            "renewsAt": sub.renews_at.date().isoformat() if sub.renews_at else None,
+            "price": f"{sub.price_cents / 100:.2f}",
+        }
+        return ToolResult("lookupSubscription", ok=True, found=True, data=data)
+
+    async def _lookupCase(self, cid: str, args: dict[str, Any]) -> ToolResult:
+        ref = str(args.get("caseRef", "")).strip().upper()
+        if not CASE_REF.match(ref):
+            return ToolResult("lookupCase", ok=False, found=False,
+                              message="That doesn't look like a case reference (CASE-XXXXXX).")
+        case = await self.store.escalations.get_for_customer(ref, cid)
+        if case is None:
+            return ToolResult("lookupCase", ok=True, found=False,
+                              message=f"I don't see a case {ref} on your account.")
+        data = {
+            "caseRef": case.case_ref,
+            "status": case.status,
+            "openedAt": case.created_at.isoformat(timespec="minutes"),
+            "slaDueAt": case.sla_due_at.isoformat(timespec="minutes"),
+            "reason": case.reason,
+        }
+        return ToolResult("lookupCase", ok=True, found=True, data=data)

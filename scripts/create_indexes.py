@@ -1,0 +1,42 @@
+"""`make indexes`: create/update every index defined in atlas_indexes/.
+
+Against a cluster (MONGODB_URI): regular indexes, then the three search indexes, waiting until
+each is queryable with a progress line. Embedded: regular indexes plus the LocalSearch equivalents
+built over a freshly seeded in-process store, with their sizes (a check that the definitions and
+the local backend agree).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from app.providers.embeddings import build_embedder
+from app.services import build_search, build_services
+from app.settings import Settings
+from app.store.indexes import ensure_search_indexes, load_regular
+
+
+async def main() -> None:
+    settings = Settings()
+    services = await build_services(settings)
+    try:
+        print(f"regular indexes: {len(load_regular())} ensured")
+        if not services.store.embedded:
+            dims = settings.embedding_dimensions
+            await ensure_search_indexes(services.store.db, dims, progress=print)
+            return
+        from app.seed import seed_store
+
+        t0 = time.perf_counter()
+        report = await seed_store(services.store, build_embedder(settings), settings.seed_dir)
+        print(f"embedded: seeded in {time.perf_counter() - t0:.1f}s ({report.summary()})")
+        search = await build_search(services)
+        describe = getattr(search, "describe", None)
+        print(f"LocalSearch built: {describe() if callable(describe) else search!r}")
+    finally:
+        await services.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

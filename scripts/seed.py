@@ -1,0 +1,37 @@
+"""`make seed`: load the demo corpus (customers, subscriptions, orders, tickets, articles).
+
+With MONGODB_URI set, seeds that database (idempotent upserts). Without it, seeds a fresh
+embedded store (which lives only in this process) and prints what it loaded; `make run` does the
+same thing at start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from app.providers.embeddings import build_embedder
+from app.seed import seed_store
+from app.settings import Settings
+from app.store import open_store
+from app.store.indexes import ensure_regular_indexes
+
+
+async def main() -> None:
+    settings = Settings()
+    store = open_store(settings)
+    try:
+        await ensure_regular_indexes(store.db)
+        embedder = build_embedder(settings)
+        where = "embedded store (in this process only)" if store.embedded else settings.mongodb_db
+        for attempt in (1, 2):
+            t0 = time.perf_counter()
+            report = await seed_store(store, embedder, settings.seed_dir)
+            print(f"seed run {attempt} into {where} in {time.perf_counter() - t0:.1f}s:")
+            print(f"  {report.summary()}")
+    finally:
+        await store.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,100 @@
+"""Escalation policy: table-driven, no I/O."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from app.store.models import Conversation, Customer, Escalation
+from app.turn.escalate import (
+    build_packet,
+    decide,
+    is_breached,
+    next_failed_turns,
+    sla_due,
+    turn_outcome,
+)
+from tuning import TUNING
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("intent", "explicit", "sentiment", "outcome", "failed", "expected"),
+    [
+        ("refund_request", False, "neutral", "success", 0, "policy"),
+        ("legal", True, "angry", "failed", 9, "policy"),  # policy is checked first
+        ("how_to", True, "neutral", "success", 0, "explicit"),
+        ("troubleshooting", False, "angry", "failed", 1, "frustration"),
+        ("troubleshooting", False, "frustrated", "success", 0, None),  # upset but helped
+        ("troubleshooting", False, "neutral", "failed", 3, "failed_turns"),
+        ("troubleshooting", False, "neutral", "failed", 2, None),  # > 2, not >= 2
+        ("acknowledgment", False, "angry", "neutral", 0, None),
+        ("how_to", False, "positive", "success", 0, None),
+    ],
+)
+def test_signals_in_order(
+    intent: str, explicit: bool, sentiment: str, outcome: str, failed: int, expected: str | None
+) -> None:
+    d = decide(
+        intent=intent,
+        explicit_request=explicit,
+        sentiment=sentiment,
+        outcome=outcome,  # type: ignore[arg-type]
+        failed_turns=failed,
+        tuning=TUNING,
+    )
+    assert d.escalate is (expected is not None)
+    assert d.reason == expected
+    assert d.explain()
+
+
+def test_failed_turn_counting() -> None:
+    assert turn_outcome(needed_answer=False, strong_passage=False, tool_found=False) == "neutral"
+    assert turn_outcome(needed_answer=True, strong_passage=False, tool_found=False) == "failed"
+    assert turn_outcome(needed_answer=True, strong_passage=False, tool_found=True) == "success"
+    assert turn_outcome(needed_answer=True, strong_passage=True, tool_found=False) == "success"
+    assert next_failed_turns(2, "failed") == 3
+    assert next_failed_turns(2, "neutral") == 2
+    assert next_failed_turns(2, "success") == 0
+
+
+def test_max_failed_turns_is_tunable() -> None:
+    strict = replace(TUNING, max_failed_turns=0)
+    d = decide(
+        intent="how_to", explicit_request=False, sentiment="neutral",
+        outcome="failed", failed_turns=1, tuning=strict,
+    )
+    assert d.reason == "failed_turns"
+
+
+def test_sla_by_plan_and_breach_computed_on_read() -> None:
+    assert sla_due("enterprise", NOW, TUNING) == NOW + timedelta(hours=4)
+    assert sla_due("legacy-gold", NOW, TUNING) == NOW + timedelta(hours=72)
+    assert sla_due(None, NOW, TUNING) == NOW + timedelta(hours=72)
+    p = Escalation(case_ref="CASE-AAAAAA", conversation_id="c", reason="policy",
+                   created_at=NOW, sla_due_at=NOW + timedelta(hours=4))
+    assert not is_breached(p, NOW + timedelta(hours=3))
+    assert is_breached(p, NOW + timedelta(hours=5))
+    assert not is_breached(p.model_copy(update={"status": "resolved"}), NOW + timedelta(days=9))
+
+
+def test_packet_is_complete() -> None:
+    conv = Conversation(id="c1", customer_id="cus", created_at=NOW, updated_at=NOW,
+                        turn_count=4, summary="asked about SSO", facts=[{"value": "AUTH_302"}])
+    cust = Customer(id="cus", name="Ada", email="a@example.com", plan="enterprise", seats=40,
+                    created_at=NOW)
+    p = build_packet(
+        conversation=conv, customer=cust, subscription=None, reason="explicit",
+        intent="troubleshooting", asked_for="SSO fails with AUTH_302", sentiment="frustrated",
+        failed_turns=2, attempted={"confidence": "weak", "passages": []}, now=NOW, tuning=TUNING,
+    )
+    doc = p.to_doc()
+    assert doc["caseRef"].startswith("CASE-") and len(doc["caseRef"]) == 11
+    assert doc["customer"]["plan"] == "enterprise" and doc["customer"]["seats"] == 40
+    assert doc["conversation"] == {"turnCount": 4, "failedTurns": 2,
+                                   "summary": "asked about SSO", "facts": [{"value": "AUTH_302"}]}
+    assert doc["slaDueAt"] == NOW + timedelta(hours=4)
+    assert "breached" not in doc
