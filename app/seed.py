@@ -33,7 +33,7 @@ class SeedReport:
     def summary(self) -> str:
         return (
             f"customers={self.customers} subscriptions={self.subscriptions} "
-            f"orders={self.orders} tickets={self.tickets}; articles: {self.articles}"
+            f"orders={self.orders} tickets={self.tickets}; {self.articles}"
         )
 
 
@@ -147,9 +147,10 @@ async def seed_store(
         await store.orders.upsert(o)
         report.orders += 1
     tickets = load_tickets(seed_dir, now)
-    await ingest_tickets(store, embedder, tickets, tuning=tuning)
-    report.tickets = len(tickets)
+    ticket_report = await ingest_tickets(store, embedder, tickets, tuning=tuning)
+    report.tickets = ticket_report.tickets_seen
     articles = await ingest_corpus(store, embedder, seed_dir / "articles", tuning=tuning)
     report.articles = articles.summary()
+    report.errors = [f"{e.path}: {e.reason}" for e in articles.bad]
     log.info("seeded", extra={"seed": report.summary()})
     return report

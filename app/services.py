@@ -14,8 +14,13 @@ from fastapi import Request
 from app.errors import RateLimited
 from app.identity import Principal
 
+from app.providers.chat import build_chat_model, build_fallback_chat_model
+from app.providers.chat.base import ChatMessage, ChatModel, Usage
 from app.providers.embeddings import build_embedder
 from app.providers.embeddings.base import Embedder
+from app.providers.rerank import build_reranker
+from app.providers.rerank.base import Reranker
+from app.turn.router import Router
 from app.settings import Settings
 from app.store import Store, open_store
 from app.store.indexes import ensure_regular_indexes
@@ -31,6 +36,10 @@ class Services:
     tuning: Tuning
     store: Store
     embedder: Embedder
+    reranker: Reranker
+    router: Router
+    chat_model: ChatModel
+    fallback_model: ChatModel
     search: Any = None  # a SearchBackend once the corpus is indexed
     corpus_ready: bool = False
     startup_error: str | None = None
@@ -45,6 +54,42 @@ class Services:
             checks["error"] = self.startup_error
         checks["ready"] = bool(store_ok and self.corpus_ready)
         return checks
+
+    async def chat_model_for_turn(self) -> tuple[ChatModel, bool]:
+        """The configured model, or the offline one once today's spend reached the cap."""
+        if self.chat_model.name == "offline":
+            return self.chat_model, False
+        if await self.store.spend.today() >= self.tuning.daily_spend_cap_usd:
+            await self.store.spend.note_fallback()
+            return self.fallback_model, True
+        return self.chat_model, False
+
+    def condense_model(self, model: ChatModel) -> Any:
+        """Adapts a provider to the condenser's `complete_json(system, [dict], schema) -> dict`."""
+        return _CondenseAdapter(self, model)
+
+    async def record_spend(self, answer: Any) -> None:
+        usage = getattr(answer, "usage", None)
+        model = str(getattr(answer, "model", ""))
+        if isinstance(usage, Usage) and model.startswith("anthropic"):
+            await self.add_usage(usage)
+
+    async def add_usage(self, usage: Usage) -> None:
+        s = self.settings
+        usd = (
+            usage.input * s.llm_price_input_per_mtok_usd
+            + usage.output * s.llm_price_output_per_mtok_usd
+        ) / 1_000_000
+        await self.store.spend.add(usd, usage.input, usage.output)
+
+    def article_url(self, slug: str, audience: str) -> str:
+        """Where a citation links: the help page, with a view token for restricted articles."""
+        from app.api.web import article_view_token
+
+        if audience == "all":
+            return f"/help/{slug}"
+        token = article_view_token(slug, self.settings.session_secret.get_secret_value())
+        return f"/help/{slug}?v={token}"
 
     def spawn(self, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
         """Run work that must finish even if the request that started it goes away."""
@@ -98,13 +143,17 @@ async def build_services(
 ) -> Services:
     store = store or open_store(settings)
     await ensure_regular_indexes(store.db)
-    services = Services(
+    embedder = embedder or build_embedder(settings, tuning)
+    return Services(
         settings=settings,
         tuning=tuning,
         store=store,
-        embedder=embedder or build_embedder(settings, tuning),
+        embedder=embedder,
+        reranker=build_reranker(settings, embedder),
+        router=Router(embedder),
+        chat_model=build_chat_model(settings),
+        fallback_model=build_fallback_chat_model(),
     )
-    return services
 
 
 async def prepare_corpus(services: Services) -> None:
@@ -128,11 +177,24 @@ async def prepare_corpus(services: Services) -> None:
 
 async def build_search(services: Services) -> Any:
     """LocalSearch over the embedded store, AtlasSearch against a real cluster."""
-    try:
-        from app.search import build_search_backend
-    except ImportError:
-        return None
-    return await build_search_backend(services.store, services.settings, services.tuning)
+    from app.search import open_search
+
+    return await open_search(services.store, services.tuning)
+
+
+class _CondenseAdapter:
+    def __init__(self, services: Services, model: ChatModel) -> None:
+        self._services = services
+        self._model = model
+        self.name = model.name
+
+    async def complete_json(
+        self, system: str, messages: list[dict[str, str]], schema: dict[str, Any]
+    ) -> dict[str, Any]:
+        msgs = [ChatMessage(m["role"], m["content"]) for m in messages]  # type: ignore[arg-type]
+        reply = await self._model.complete_json(system, msgs, schema)
+        await self._services.add_usage(reply.usage)
+        return dict(reply.data)
 
 
 async def ttl_sweeper(services: Services) -> None:

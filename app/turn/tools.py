@@ -109,7 +109,9 @@ class SessionTools:
             result = ToolResult(name, ok=False, found=False, message=f"unknown tool {name!r}")
         elif self.customer_id is None:
             result = ToolResult(
-                name, ok=True, found=False,
+                name,
+                ok=True,
+                found=False,
                 message="Please sign in so I can look at your account.",
             )
         else:
@@ -120,12 +122,20 @@ class SessionTools:
     async def _lookupOrder(self, cid: str, args: dict[str, Any]) -> ToolResult:
         ref = str(args.get("orderRef", "")).strip().upper()
         if not ORDER_REF.match(ref):
-            return ToolResult("lookupOrder", ok=False, found=False,
-                              message="That doesn't look like an order reference (ORD-1234).")
+            return ToolResult(
+                "lookupOrder",
+                ok=False,
+                found=False,
+                message="That doesn't look like an order reference (ORD-1234).",
+            )
         order = await self.store.orders.get(cid, ref)
         if order is None:
-            return ToolResult("lookupOrder", ok=True, found=False,
-                              message=f"I don't see an order {ref} on your account.")
+            return ToolResult(
+                "lookupOrder",
+                ok=True,
+                found=False,
+                message=f"I don't see an order {ref} on your account.",
+            )
         return ToolResult("lookupOrder", ok=True, found=True, data=_order_view(order))
 
     async def _listRecentOrders(self, cid: str, args: dict[str, Any]) -> ToolResult:
@@ -135,16 +145,25 @@ class SessionTools:
             limit = 5
         orders = await self.store.orders.recent(cid, limit)
         if not orders:
-            return ToolResult("listRecentOrders", ok=True, found=False,
-                              message="I don't see any orders on your account.")
-        return ToolResult("listRecentOrders", ok=True, found=True,
-                          data=[_order_view(o) for o in orders])
+            return ToolResult(
+                "listRecentOrders",
+                ok=True,
+                found=False,
+                message="I don't see any orders on your account.",
+            )
+        return ToolResult(
+            "listRecentOrders", ok=True, found=True, data=[_order_view(o) for o in orders]
+        )
 
     async def _lookupSubscription(self, cid: str, args: dict[str, Any]) -> ToolResult:
         sub = await self.store.subscriptions.for_customer(cid)
         if sub is None:
-            return ToolResult("lookupSubscription", ok=True, found=False,
-                              message="I don't see a subscription on your account.")
+            return ToolResult(
+                "lookupSubscription",
+                ok=True,
+                found=False,
+                message="I don't see a subscription on your account.",
+            )
         data = {
             "plan": sub.plan,
             "status": sub.status,
@@ -157,12 +176,20 @@ class SessionTools:
     async def _lookupCase(self, cid: str, args: dict[str, Any]) -> ToolResult:
         ref = str(args.get("caseRef", "")).strip().upper()
         if not CASE_REF.match(ref):
-            return ToolResult("lookupCase", ok=False, found=False,
-                              message="That doesn't look like a case reference (CASE-XXXXXX).")
+            return ToolResult(
+                "lookupCase",
+                ok=False,
+                found=False,
+                message="That doesn't look like a case reference (CASE-XXXXXX).",
+            )
         case = await self.store.escalations.get_for_customer(ref, cid)
         if case is None:
-            return ToolResult("lookupCase", ok=True, found=False,
-                              message=f"I don't see a case {ref} on your account.")
+            return ToolResult(
+                "lookupCase",
+                ok=True,
+                found=False,
+                message=f"I don't see a case {ref} on your account.",
+            )
         data = {
             "caseRef": case.case_ref,
             "status": case.status,

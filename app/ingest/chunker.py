@@ -1,0 +1,256 @@
+"""Structure-aware chunking of a markdown article body. Pure: no I/O.
+
+Rules:
+- Sections start at H2/H3 (a later H1 counts as H2; an H1 on the first line is the title and is
+  dropped). Each chunk's breadcrumb is `Title › Section › Sub`, and its text starts with its
+  nearest heading line (`# Title` for text before the first section) so it embeds well on its own.
+- A section longer than `max_chars` is packed paragraph by paragraph, then sentence by sentence,
+  then word by word, and each continuation starts with the tail of the previous piece (at most
+  `overlap` characters, cut at a sentence or word boundary).
+- A markdown table is never split: it becomes its own `kind="table"` chunk (heading line + table).
+  A table, or a code fence, longer than `max_chars` is kept whole anyway: half a table or half a
+  code sample answers nothing, so these are the only chunks allowed to exceed `max_chars`.
+- Headings inside code fences are not headings. Sections with no text produce no chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+BREADCRUMB_SEP = " › "
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[^\sa-z])")
+_BLANK = re.compile(r"\n[ \t]*\n")
+
+ChunkKind = Literal["prose", "table"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkDraft:
+    """One chunk before embedding: its text, where it sits in the article, and its kind."""
+
+    text: str
+    breadcrumb: str
+    kind: ChunkKind = "prose"
+
+
+@dataclass(slots=True)
+class _Section:
+    heading_line: str
+    path: list[str]
+    lines: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    kind: Literal["text", "table", "fence"]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    """An atomic piece to pack: `sep` joins it to the previous unit in the same chunk."""
+
+    text: str
+    sep: str
+    fence: bool = False
+
+
+def chunk_article(title: str, body: str, max_chars: int, overlap: int) -> list[ChunkDraft]:
+    """Split an article body into chunks that respect its headings, tables and code fences."""
+    if max_chars <= 0 or overlap < 0:
+        raise ValueError("max_chars must be positive and overlap non-negative")
+    title = title.strip()
+    chunks: list[ChunkDraft] = []
+    for section in _sections(title, body):
+        breadcrumb = BREADCRUMB_SEP.join([title, *section.path])
+        prefix = section.heading_line + "\n\n"
+        prose: list[_Block] = []
+        for block in _blocks(section.lines):
+            if block.kind == "table":
+                chunks.extend(_pack_prose(prose, prefix, breadcrumb, max_chars, overlap))
+                prose = []
+                chunks.append(ChunkDraft(prefix + block.text, breadcrumb, "table"))
+            else:
+                prose.append(block)
+        chunks.extend(_pack_prose(prose, prefix, breadcrumb, max_chars, overlap))
+    return chunks
+
+
+def _sections(title: str, body: str) -> list[_Section]:
+    lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None:
+        m = _HEADING.match(lines[first])
+        if m and len(m.group(1)) == 1:
+            lines = lines[first + 1 :]
+
+    sections = [_Section(f"# {title}", [], [])]
+    h2: str | None = None
+    fence: str | None = None
+    for line in lines:
+        fence_match = _FENCE.match(line)
+        if fence is not None:
+            if fence_match and _closes(fence_match.group(1), fence):
+                fence = None
+            sections[-1].lines.append(line)
+            continue
+        if fence_match:
+            fence = fence_match.group(1)
+            sections[-1].lines.append(line)
+            continue
+        m = _HEADING.match(line)
+        if m and len(m.group(1)) <= 3:
+            level, text = max(len(m.group(1)), 2), m.group(2).strip()
+            if level == 2:
+                h2 = text
+                path = [text]
+            else:
+                path = [h2, text] if h2 else [text]
+            sections.append(_Section(f"{'#' * level} {text}", path, []))
+        else:
+            sections[-1].lines.append(line)
+    return sections
+
+
+def _closes(marker: str, opening: str) -> bool:
+    return marker[0] == opening[0] and len(marker) >= len(opening)
+
+
+def _is_table_start(lines: list[str], i: int) -> bool:
+    if "|" not in lines[i] or i + 1 >= len(lines):
+        return False
+    separator = lines[i + 1]
+    return "|" in separator and "-" in separator and bool(_TABLE_SEPARATOR.match(separator))
+
+
+def _blocks(lines: list[str]) -> list[_Block]:
+    """Group a section's lines into text runs, tables and code fences, in order."""
+    blocks: list[_Block] = []
+    text: list[str] = []
+
+    def flush_text() -> None:
+        joined = "\n".join(text).strip()
+        if joined:
+            blocks.append(_Block("text", joined))
+        text.clear()
+
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        fence_match = _FENCE.match(line)
+        if fence_match:
+            flush_text()
+            marker = fence_match.group(1)
+            j = i + 1
+            while j < len(lines):
+                close = _FENCE.match(lines[j])
+                if close and _closes(close.group(1), marker):
+                    break
+                j += 1
+            blocks.append(_Block("fence", "\n".join(lines[i : j + 1]).rstrip()))
+            i = j + 1
+        elif _is_table_start(lines, i):
+            flush_text()
+            j = i + 2
+            while j < len(lines) and lines[j].strip() and "|" in lines[j]:
+                j += 1
+            blocks.append(_Block("table", "\n".join(s.strip() for s in lines[i:j])))
+            i = j
+        else:
+            text.append(line)
+            i += 1
+    flush_text()
+    return blocks
+
+
+def _units(blocks: list[_Block], budget: int) -> list[_Unit]:
+    """Break prose into pieces no longer than `budget`: paragraphs, else sentences, else words."""
+    units: list[_Unit] = []
+    for block in blocks:
+        if block.kind == "fence":
+            units.append(_Unit(block.text, "\n\n", fence=True))
+            continue
+        for para in _BLANK.split(block.text):
+            para = para.strip()
+            if not para:
+                continue
+            if len(para) <= budget:
+                units.append(_Unit(para, "\n\n"))
+                continue
+            sep = "\n\n"
+            for line in para.split("\n"):
+                for sentence in _SENTENCE_END.split(line.strip()):
+                    for piece in _split_words(sentence, budget):
+                        units.append(_Unit(piece, sep))
+                        sep = " "
+                sep = "\n"
+    return units
+
+
+def _split_words(text: str, budget: int) -> list[str]:
+    if len(text) <= budget:
+        return [text] if text else []
+    pieces: list[str] = []
+    current = ""
+    for word in text.split():
+        while len(word) > budget:  # a single "word" longer than the budget (a URL, a hash)
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(word[:budget])
+            word = word[budget:]
+        if current and len(current) + 1 + len(word) > budget:
+            pieces.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def _tail(text: str, overlap: int) -> str:
+    """The end of `text`, at most `overlap` chars, starting at a sentence (else word) boundary."""
+    if overlap <= 0 or not text:
+        return ""
+    window = text[-overlap:]
+    if len(window) == len(text):
+        return ""  # carrying the whole previous piece would only duplicate it
+    sentence = _SENTENCE_END.search(window)
+    if sentence:
+        return window[sentence.end() :].strip()
+    space = re.search(r"\s", window)
+    return window[space.end() :].strip() if space else ""
+
+
+def _pack_prose(
+    blocks: list[_Block], prefix: str, breadcrumb: str, max_chars: int, overlap: int
+) -> list[ChunkDraft]:
+    if not blocks:
+        return []
+    budget = max(max_chars - len(prefix), 1)
+    drafts: list[ChunkDraft] = []
+    current = ""
+    last_fence = False
+    for unit in _units(blocks, budget):
+        if not current:
+            current, last_fence = unit.text, unit.fence
+            continue
+        if len(current) + len(unit.sep) + len(unit.text) <= budget:
+            current += unit.sep + unit.text
+            last_fence = unit.fence
+            continue
+        drafts.append(ChunkDraft(prefix + current, breadcrumb))
+        room = min(overlap, budget - len(unit.sep) - len(unit.text))
+        carry = "" if last_fence or unit.fence else _tail(current, room)
+        current = carry + unit.sep + unit.text if carry else unit.text
+        last_fence = unit.fence
+    if current:
+        drafts.append(ChunkDraft(prefix + current, breadcrumb))
+    return drafts

@@ -1,0 +1,285 @@
+"""Ingestion: load → validate → chunk → embed → write, one article at a time.
+
+An article is written only after all its chunks are embedded, so a provider failure leaves the
+stored copy (old or absent) intact, never half-replaced. Chunks are written before the article:
+the article's content hash is the commit marker, so if the second write fails, the next run sees
+a stale hash and redoes the article.
+
+An article is unchanged (skipped) when its stored hash matches and its stored chunks are exactly
+what the chunker produces now, embedded at the current embedder's width. Comparing chunk texts
+also catches changes to `max_chunk_size`/`chunk_overlap` or to the chunker itself. A switch to a
+different embedder of the same width is not detectable: pass `force=True` after one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.ingest.chunker import ChunkDraft, chunk_article
+from app.ingest.loaders import LoadError, finalize, load_corpus
+from app.ingest.review import injection_phrases
+from app.providers.embeddings.base import Embedder
+from app.providers.errors import ProviderError
+from app.store import Store
+from app.store.models import Article, Chunk, Ticket
+from tuning import TUNING, Tuning
+
+
+@dataclass
+class IngestReport:
+    """What one ingestion run saw and did."""
+
+    articles_seen: int = 0
+    ingested: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    bad: list[LoadError] = field(default_factory=list)
+    chunks_written: int = 0
+    table_chunks: int = 0
+    chunks_deleted: int = 0
+    flagged: dict[str, list[str]] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
+    prune_refused: bool = False
+    tickets_seen: int = 0
+    tickets_written: int = 0
+
+    @property
+    def changed(self) -> int:
+        """Articles and tickets whose stored state this run changed."""
+        return len(self.ingested) + len(self.pruned) + self.tickets_written
+
+    def summary(self) -> str:
+        """A few human-readable lines: counts first, then each problem on its own line."""
+        lines = [
+            f"articles: {self.articles_seen} seen, {len(self.ingested)} ingested, "
+            f"{len(self.unchanged)} unchanged, {len(self.bad)} bad; "
+            f"chunks: {self.chunks_written} written ({self.table_chunks} tables), "
+            f"{self.chunks_deleted} stale removed; {self.changed} changed"
+        ]
+        if self.tickets_seen:
+            lines.append(f"tickets: {self.tickets_seen} seen, {self.tickets_written} written")
+        lines.extend(f"  bad: {e.path}: {e.reason}" for e in self.bad)
+        for slug, phrases in self.flagged.items():
+            quoted = "; ".join(f'"{p}"' for p in phrases[:3])
+            lines.append(f"  flagged for review: {slug}: possible prompt injection ({quoted})")
+        if self.missing:
+            if self.pruned:
+                action = "pruned"
+            elif self.prune_refused:
+                action = "kept (the source had no valid articles, so nothing was pruned)"
+            else:
+                action = "kept (pass prune=True / --prune to remove)"
+            lines.append(f"  no longer in source, {action}: {', '.join(self.missing)}")
+        return "\n".join(lines)
+
+
+async def ingest_corpus(
+    store: Store,
+    embedder: Embedder,
+    paths_or_dir: str | Path | Iterable[str | Path],
+    tuning: Tuning = TUNING,
+    *,
+    prune: bool = False,
+    force: bool = False,
+) -> IngestReport:
+    """Ingest every article file under `paths_or_dir` (the whole corpus) and report on it."""
+    corpus = load_corpus(paths_or_dir, tuning.max_document_bytes)
+    report = IngestReport(bad=list(corpus.errors))
+    await _ingest(
+        store,
+        embedder,
+        corpus.articles,
+        report,
+        tuning,
+        claimed=corpus.claimed_slugs,
+        bad_paths={e.path for e in corpus.errors},
+        prune=prune,
+        force=force,
+    )
+    return report
+
+
+async def ingest_articles(
+    store: Store,
+    embedder: Embedder,
+    articles: Sequence[Article],
+    tuning: Tuning = TUNING,
+    *,
+    prune: bool = False,
+    force: bool = False,
+) -> IngestReport:
+    """Ingest already-built articles (e.g. an eval corpus); hashes and flags are recomputed."""
+    report = IngestReport()
+    by_id: dict[str, list[Article]] = {}
+    for article in articles:
+        by_id.setdefault(article.id, []).append(article)
+    unique: list[Article] = []
+    for article_id, copies in by_id.items():
+        if len(copies) == 1:
+            unique.append(finalize(copies[0]))
+            continue
+        for copy in copies:
+            where = copy.source_path or article_id
+            report.bad.append(LoadError(where, f"duplicate id {article_id!r}; none was ingested"))
+    await _ingest(
+        store,
+        embedder,
+        unique,
+        report,
+        tuning,
+        claimed=set(by_id),
+        bad_paths=set(),
+        prune=prune,
+        force=force,
+    )
+    return report
+
+
+async def ingest_tickets(
+    store: Store, embedder: Embedder, tickets: Sequence[Ticket], tuning: Tuning = TUNING
+) -> IngestReport:
+    """Embed (subject + symptom + resolution) and upsert resolved-ticket documents.
+
+    Only tickets whose text changed (or that lack a vector of this width) are embedded; a ticket
+    whose metadata alone changed keeps its stored vector; identical tickets are not written.
+    On an embedding failure nothing is written and the failure is reported.
+    """
+    report = IngestReport(tickets_seen=len(tickets))
+    stored = {t.id: t for t in await store.tickets.all()}
+    to_embed: list[Ticket] = []
+    to_write: list[Ticket] = []
+    for ticket in tickets:
+        old = stored.get(ticket.id)
+        if old is None or len(old.embedding) != embedder.dimensions:
+            to_embed.append(ticket)  # new, or embedded by a model of another width
+        elif ticket_text(old) != ticket_text(ticket):
+            to_embed.append(ticket)  # the text changed: its vector is stale
+        elif ticket.model_dump(exclude={"embedding"}) != old.model_dump(exclude={"embedding"}):
+            to_write.append(ticket.model_copy(update={"embedding": old.embedding}))
+    try:
+        texts = [ticket_text(t) for t in to_embed]
+        vectors = await _embed(embedder, texts, tuning.embed_batch_size)
+    except ProviderError as exc:
+        report.bad.append(LoadError("tickets", f"embedding failed, nothing written: {exc}"))
+        return report
+    to_write.extend(
+        t.model_copy(update={"embedding": v}) for t, v in zip(to_embed, vectors, strict=True)
+    )
+    await store.tickets.upsert_many(to_write)
+    report.tickets_written = len(to_write)
+    return report
+
+
+def ticket_text(ticket: Ticket) -> str:
+    """The text a ticket is embedded from."""
+    return "\n\n".join(p.strip() for p in (ticket.subject, ticket.symptom, ticket.resolution) if p)
+
+
+def chunks_for(
+    article: Article, drafts: Sequence[ChunkDraft], vectors: Sequence[list[float]]
+) -> list[Chunk]:
+    """Chunk documents for an article: ids `slug#index`, filter fields copied from the parent."""
+    return [
+        Chunk(
+            id=f"{article.id}#{i}",
+            article_id=article.id,
+            chunk_index=i,
+            text=draft.text,
+            breadcrumb=draft.breadcrumb,
+            kind=draft.kind,
+            embedding=vector,
+            audience=article.audience,
+            locale=article.locale,
+            category=article.category,
+            tags=list(article.tags),
+            status=article.status,
+            title=article.title,
+        )
+        for i, (draft, vector) in enumerate(zip(drafts, vectors, strict=True))
+    ]
+
+
+async def _embed(embedder: Embedder, texts: Sequence[str], batch_size: int) -> list[list[float]]:
+    vectors: list[list[float]] = []
+    size = max(batch_size, 1)
+    for start in range(0, len(texts), size):
+        batch = texts[start : start + size]
+        got = await embedder.embed_documents(batch)
+        if len(got) != len(batch) or any(len(v) != embedder.dimensions for v in got):
+            raise ProviderError(
+                f"embedder returned {len(got)} vectors for {len(batch)} texts "
+                f"(expected width {embedder.dimensions})"
+            )
+        vectors.extend(got)
+    return vectors
+
+
+async def _unchanged(
+    store: Store, article: Article, drafts: Sequence[ChunkDraft], stored_hash: str | None, dims: int
+) -> bool:
+    if stored_hash != article.content_hash:
+        return False
+    existing = await store.chunks.for_article(article.id)
+    return [(c.text, c.breadcrumb, c.kind) for c in existing] == [
+        (d.text, d.breadcrumb, d.kind) for d in drafts
+    ] and all(len(c.embedding) == dims for c in existing)
+
+
+async def _ingest(
+    store: Store,
+    embedder: Embedder,
+    articles: Sequence[Article],
+    report: IngestReport,
+    tuning: Tuning,
+    *,
+    claimed: set[str],
+    bad_paths: set[str],
+    prune: bool,
+    force: bool,
+) -> None:
+    stored = {a.id: a for a in await store.articles.list()}
+    report.articles_seen = len(articles) + len(report.bad)
+    for article in articles:
+        where = article.source_path or article.id
+        drafts = chunk_article(
+            article.title, article.body, tuning.max_chunk_size, tuning.chunk_overlap
+        )
+        if not drafts:
+            report.bad.append(LoadError(where, "body has no indexable text"))
+            continue
+        if article.review_flags:
+            report.flagged[article.id] = injection_phrases(f"{article.title}\n{article.body}")
+        old = stored.get(article.id)
+        old_hash = old.content_hash if old else None
+        if not force and await _unchanged(store, article, drafts, old_hash, embedder.dimensions):
+            report.unchanged.append(article.id)
+            continue
+        try:
+            vectors = await _embed(embedder, [d.text for d in drafts], tuning.embed_batch_size)
+        except ProviderError as exc:
+            report.bad.append(LoadError(where, f"embedding failed, nothing written: {exc}"))
+            continue
+        old_count = await store.chunks.count({"articleId": article.id}) if old else 0
+        chunks = chunks_for(article, drafts, vectors)
+        await store.chunks.replace_for_article(article.id, chunks)
+        await store.articles.upsert(article)
+        report.ingested.append(article.id)
+        report.chunks_written += len(chunks)
+        report.table_chunks += sum(1 for c in chunks if c.kind == "table")
+        report.chunks_deleted += max(old_count - len(chunks), 0)
+
+    # An article whose file failed to load this run is not "missing": its file is still there.
+    report.missing = sorted(
+        article_id
+        for article_id, prev in stored.items()
+        if article_id not in claimed and (prev.source_path or "") not in bad_paths
+    )
+    # An empty source is far more likely a wrong path than a request to delete everything.
+    report.prune_refused = prune and not articles and bool(report.missing)
+    if prune and articles:
+        for article_id in report.missing:
+            report.chunks_deleted += await store.chunks.delete_for_article(article_id)
+            await store.articles.delete(article_id)
+            report.pruned.append(article_id)

@@ -1,0 +1,473 @@
+"""The offline provider: deterministic, extractive, no model weights, no network.
+
+`generate` answers from the request's structured ingredients rather than its rendered prompt:
+
+- tool results become short factual sentences (order status, carrier, tracking, items; plan,
+  status, seats, renewal; case status), and "not found" is said as the tool phrased it;
+- passages give the best one to three sentences by lexical overlap with the question (IDF-weighted,
+  favouring the top-ranked passage; a procedure's next step comes along with the step chosen), each
+  run of sentences cited `[n]` with the number of the passage it came from;
+- acknowledgments get a short reply using the customer's first name when known.
+
+It never writes a sentence that is not in a passage or a tool result, so it cannot invent an
+order detail. `complete_json` is not offered: condensation has its own rules path offline (an
+offline "JSON mode" would only pretend), so it raises `ProviderError` and callers fall back.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.providers.chat.base import (
+    ChatMessage,
+    GenerationReply,
+    GenerationRequest,
+    JsonReply,
+    PassageLike,
+    StreamDone,
+    StreamEvent,
+    TextDelta,
+    ToolOutcome,
+    Usage,
+)
+from app.providers.errors import ProviderError
+
+NOT_ENOUGH_INFORMATION = "I don't have enough information to answer that confidently."
+OFFER_PERSON = "Would you like me to connect you with a person from our support team?"
+WEAK_HEDGE = "If that doesn't cover your situation, I can connect you with a person."
+MAX_SENTENCES = 3
+MAX_STEPS = 6  # a procedure is quoted whole up to this many steps: half a procedure misleads
+_RANK_DECAY = 0.35  # passage i (0-based) weighs 1 / (1 + 0.35 i): the reranker's order counts
+
+_STOP = frozenset(
+    """
+    a about above after again all also am an and any are as at be because been before being
+    below between both but by can cannot could did do does doing don down during each few for
+    from further get gets got had has have having he her here hers him his how i if in into
+    is it its itself just let me more most my myself no nor not now of off on once only or
+    other our ours out over own please same she should so some such than that the their
+    theirs them then there these they this those through to too under until up very was we
+    were what when where which while who whom why will with would you your yours yourself hi
+    hello hey thanks thank need want like know tell help trying try way able
+    """.split()  # noqa: SIM905 - a word list reads better as prose
+)
+_WORD = re.compile(r"[a-z0-9][a-z0-9_]*", re.IGNORECASE)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+")
+_HEADING = re.compile(r"^\s*#{1,6}\s")
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+_EMPHASIS = re.compile(r"\*\*|__|`")
+_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9])")
+_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|approx|incl|no|fig)\.$", re.IGNORECASE)
+_PROCEDURAL = re.compile(
+    r"\bhow\s+(?:do|can|should|would)\s+(?:i|we|you)\b|\bhow\s+to\b|\bsteps?\b|\bset\s*up\b",
+    re.IGNORECASE,
+)
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+
+_THANKS = re.compile(r"\b(thank|thanks|thx|ty|cheers|appreciate|merci|danke|gracias)", re.I)
+_BYE = re.compile(r"\b(bye|goodbye|see you|have a (?:good|nice|great))", re.I)
+_GLAD = re.compile(
+    r"\b(great|perfect|awesome|excellent|brilliant|works|worked|working now|fixed|solved|sorted)",
+    re.I,
+)
+
+
+def _stem(word: str) -> str:
+    """A few English suffixes and a final e, so "signatures"/"signature", "configured"/"configure"
+    and "signing"/"sign" meet (identifiers are compared as written)."""
+    w = word.lower()
+    if "_" in w or any(c.isdigit() for c in w):
+        return w
+    if len(w) > 4:
+        if w.endswith(("ies", "ied")):
+            w = w[:-3] + "y"
+        elif w.endswith(("sses", "ches", "shes", "xes", "zes")):
+            w = w[:-2]
+        elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+            w = w[:-1]
+        elif w.endswith("ing") and len(w) > 5:
+            w = w[:-3]
+        elif w.endswith("ed"):
+            w = w[:-2]
+        if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+            w = w[:-1]  # running → run
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+def terms(text: str) -> set[str]:
+    """Content words of `text`, lower-cased and lightly stemmed."""
+    return {_stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP}
+
+
+def first_name(customer_name: str | None) -> str | None:
+    if not customer_name or not customer_name.strip():
+        return None
+    return customer_name.strip().split()[0][:40]
+
+
+def acknowledgment_reply(message: str, customer_name: str | None) -> str:
+    """A short, personal reply to thanks / goodbye / "that worked" (no search, no model)."""
+    name = first_name(customer_name)
+    to = f", {name}" if name else ""
+    if _BYE.search(message):
+        return f"Thanks for getting in touch{to}. Have a great day!"
+    if _THANKS.search(message):
+        return f"You're welcome{to}! Is there anything else I can help with?"
+    if _GLAD.search(message):
+        return f"Glad that sorted it{to}! Let me know if anything else comes up."
+    return f"Great{to}. Is there anything else I can help with?"
+
+
+def no_answer_reply(tool_results: Sequence[ToolOutcome] = ()) -> str:
+    """The honest reply when nothing found answers the question, with the offer of a person."""
+    said = [r.message.strip() for r in tool_results if r.message.strip()]
+    if said:
+        return " ".join(
+            [*said, "If that doesn't look right, I can connect you with a person who can check."]
+        )
+    return f"{NOT_ENOUGH_INFORMATION} {OFFER_PERSON}"
+
+
+# --------------------------------------------------------------------------- tool sentences
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = " ".join(str(value).split())
+    return text or None
+
+
+def _status(value: Any) -> str:
+    return (_text(value) or "in an unknown state").replace("_", " ")
+
+
+def _items(items: Any) -> str | None:
+    if not isinstance(items, list):
+        return None
+    parts: list[str] = []
+    for item in items:
+        if not isinstance(item, Mapping):
+            continue
+        name, sku, qty = _text(item.get("name")), _text(item.get("sku")), item.get("qty")
+        if not name and not sku:
+            continue
+        label = f"{name} ({sku})" if name and sku else (name or sku or "")
+        parts.append(f"{qty} × {label}" if isinstance(qty, int) else label)
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _order_sentences(order: Mapping[str, Any]) -> list[str]:
+    ref = _text(order.get("orderRef")) or "Your order"
+    placed = _text(order.get("placedAt"))
+    when = f" (placed {placed})." if placed else "."
+    out = [f"Order {ref} is {_status(order.get('status'))}{when}"]
+    shipped, carrier, tracking = (
+        _text(order.get("shippedAt")),
+        _text(order.get("carrier")),
+        _text(order.get("tracking")),
+    )
+    if shipped or carrier or tracking:
+        s = f"It shipped on {shipped}" if shipped else "It is with the carrier"
+        if carrier:
+            s += f" with {carrier}"
+        if tracking:
+            s += f", tracking number {tracking}"
+        out.append(s + ".")
+    items = _items(order.get("items"))
+    if items:
+        out.append(f"It contains {items}.")
+    return out
+
+
+def _orders_sentence(orders: Sequence[Any]) -> str:
+    parts: list[str] = []
+    for order in orders:
+        if not isinstance(order, Mapping):
+            continue
+        ref = _text(order.get("orderRef")) or "an order"
+        placed = _text(order.get("placedAt"))
+        when = f", placed {placed}" if placed else ""
+        parts.append(f"{ref}: {_status(order.get('status'))}{when}")
+    if not parts:
+        return "I couldn't read your orders just now."
+    return "Your most recent orders are " + "; ".join(parts) + "."
+
+
+def _subscription_sentence(sub: Mapping[str, Any]) -> str:
+    plan = (_text(sub.get("plan")) or "unknown").title()
+    status = _status(sub.get("status"))
+    seats = sub.get("seats")
+    s = f"You're on the {plan} plan ({status})"
+    if isinstance(seats, int):
+        s += f" with {seats} seat" + ("" if seats == 1 else "s")
+    renews, price = _text(sub.get("renewsAt")), _text(sub.get("price"))
+    if renews:
+        s += f"; it renews on {renews}" + (f" at {price}" if price else "")
+    elif price:
+        s += f", priced at {price}"
+    return s + "."
+
+
+def _case_sentence(case: Mapping[str, Any]) -> str:
+    ref = _text(case.get("caseRef")) or "Your case"
+    s = f"Case {ref} is {_status(case.get('status'))}"
+    opened, due = _text(case.get("openedAt")), _text(case.get("slaDueAt"))
+    if opened:
+        s += f"; it was opened {opened.replace('T', ' at ')}"
+    if due and case.get("status") != "resolved":
+        s += f" and a first response is due by {due.replace('T', ' at ')}"
+    return s + "."
+
+
+def tool_sentences(result: ToolOutcome) -> list[str]:
+    """What a tool result says, as short factual sentences (nothing added, nothing guessed)."""
+    if not result.ok or not result.found:
+        return [result.message.strip() or "I couldn't look that up just now."]
+    data = result.data
+    if result.tool == "lookupOrder" and isinstance(data, Mapping):
+        return _order_sentences(data)
+    if result.tool == "listRecentOrders" and isinstance(data, list):
+        return [_orders_sentence(data)]
+    if result.tool == "lookupSubscription" and isinstance(data, Mapping):
+        return [_subscription_sentence(data)]
+    if result.tool == "lookupCase" and isinstance(data, Mapping):
+        return [_case_sentence(data)]
+    return ["I looked that up but couldn't read the result."]
+
+
+# --------------------------------------------------------------------------- passages
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    passage: int  # 0-based rank
+    index: int  # position among the passage's usable sentences
+    text: str
+    terms: frozenset[str]
+    list_item: bool
+    block: int  # paragraph / list / table number within the passage
+    numbered: bool = False  # an item of a numbered list (the order matters)
+
+
+def _table_rows(lines: list[str]) -> list[str]:
+    """A Markdown table as one sentence per row ("Row — Column: value; …" or "Column: value; …")."""
+    cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines]
+    cells = [row for row, ln in zip(cells, lines, strict=True) if not _TABLE_RULE.match(ln)]
+    if len(cells) < 2:
+        return [" ".join(c for row in cells for c in row if c)]
+    header, rows = cells[0], cells[1:]
+    out = []
+    for row in rows:
+        if not header[0] and row:  # first column names the row
+            pairs = [f"{h}: {v}" for h, v in zip(header[1:], row[1:], strict=False) if h and v]
+            text = f"{row[0]} — {'; '.join(pairs)}" if pairs else row[0]
+        else:
+            text = "; ".join(
+                f"{h}: {v}" if h else v for h, v in zip(header, row, strict=False) if v
+            )
+        if text:
+            out.append(text + ".")
+    return out
+
+
+def _link(match: re.Match[str]) -> str:
+    text, target = match.group(1), match.group(2)
+    return f"{text} ({target})" if target.startswith(("http://", "https://")) else text
+
+
+def _clean(text: str) -> str:
+    text = _LINK.sub(_link, text)
+    return " ".join(_EMPHASIS.sub("", text).split())
+
+
+def split_sentences(text: str) -> list[tuple[str, bool, int, bool]]:
+    """(sentence, is_list_item, block, numbered) from Markdown-ish text; headings are dropped.
+
+    A block is a paragraph, a list or a table; blank lines and headings end one.
+    """
+    out: list[tuple[str, bool, int, bool]] = []
+    table: list[str] = []
+    block, was_item = 0, False
+    for raw in [*text.splitlines(), ""]:
+        if raw.strip().startswith("|"):
+            table.append(raw)
+            continue
+        if table:
+            block += 1
+            out.extend((row, False, block, False) for row in _table_rows(table))
+            table = []
+            block += 1
+        if not raw.strip() or _HEADING.match(raw):
+            block += 1
+            continue
+        marker = _LIST_ITEM.match(raw)
+        is_item = marker is not None
+        numbered = bool(marker and marker.group(0).strip()[:1].isdigit())
+        if is_item != was_item:
+            block += 1  # a list right under its lead-in line is still a block of its own
+        was_item = is_item
+        line = _clean(_LIST_ITEM.sub("", raw))
+        pieces: list[str] = []
+        for piece in [line] if is_item else _SPLIT.split(line):  # an item stays one step
+            if pieces and _ABBREVIATION.search(pieces[-1]):
+                pieces[-1] += " " + piece
+            else:
+                pieces.append(piece)
+        out.extend((p, is_item, block, numbered) for p in pieces if p)
+    return out
+
+
+def _with_citation(text: str, n: int) -> str:
+    text = text.rstrip()
+    if text and text[-1] in ".!?:;":
+        end = "." if text[-1] in ":;" else text[-1]
+        return f"{text[:-1]} [{n}]{end}"
+    return f"{text} [{n}]."
+
+
+def _procedure(best: _Sentence, sentences: Sequence[_Sentence]) -> list[_Sentence] | None:
+    """The list `best` belongs to or introduces (with its lead-in line), or None."""
+    same = [s for s in sentences if s.passage == best.passage]
+    lead: list[_Sentence] = []
+    if best.list_item:
+        items = [s for s in same if s.block == best.block]
+        before = [s for s in same if s.index < items[0].index]
+        lead = before[-1:] if before and before[-1].text.endswith(":") else []
+    else:
+        after = [s for s in same if s.index > best.index]
+        if best.text.endswith(":"):
+            lead = [best]
+        elif len(after) > 1 and after[0].text.endswith(":") and after[0].block == best.block:
+            lead, after = [best, after[0]], after[1:]  # "Every request has X. To verify it:"
+        if not lead or not after or not after[0].list_item:
+            return None
+        items = [s for s in after if s.block == after[0].block]
+    if len(lead) == 1 and len(lead[0].text.split()) <= 5:  # "To verify it:" needs its subject
+        context = [s for s in same if s.index == lead[0].index - 1 and s.block == lead[0].block]
+        lead = context + lead
+    return [*lead, *items[:MAX_STEPS]]
+
+
+def _render(chosen: Sequence[_Sentence]) -> str:
+    """Sentences as prose, list items one per line (numbered when the source was), cited per run."""
+    out = ""
+    step = 0
+    for k, s in enumerate(chosen):
+        last_of_run = k + 1 == len(chosen) or chosen[k + 1].passage != s.passage
+        text = s.text
+        if last_of_run:
+            text = _with_citation(text, s.passage + 1)
+        elif text[-1:] not in ".!?:":
+            text = text.rstrip(";,") + "."
+        if s.list_item:
+            step += 1
+            out += ("\n" if out else "") + (f"{step}. " if s.numbered else "- ") + text
+        else:
+            step = 0
+            out += (" " if out and not out.endswith("\n") else "") + text
+    return out
+
+
+def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
+    """The best 1–3 passage sentences for `question` (or one whole short procedure), cited."""
+    wanted = terms(question)
+    sentences: list[_Sentence] = []
+    for p, passage in enumerate(passages):
+        usable = [u for u in split_sentences(passage.text) if len(u[0].split()) >= 3 or u[1]]
+        for i, (text, item, block, numbered) in enumerate(usable):
+            sentences.append(_Sentence(p, i, text, frozenset(terms(text)), item, block, numbered))
+    if not sentences:
+        return ""
+    df: dict[str, int] = {}
+    for s in sentences:
+        for t in s.terms & wanted:
+            df[t] = df.get(t, 0) + 1
+    n = len(sentences)
+    headers = [terms(f"{p.title} {p.breadcrumb}") for p in passages]
+
+    steps_wanted = bool(_PROCEDURAL.search(question))
+
+    def weight(s: _Sentence) -> float:
+        overlap = sum(math.log(1 + n / df[t]) for t in s.terms & wanted)
+        if not overlap:
+            return 0.0
+        context = 0.5 * len(headers[s.passage] & wanted) / max(len(wanted), 1)
+        length = 1 + 0.03 * max(len(s.terms) - 12, 0)  # long sentences match by sheer size
+        kind = 1.5 if steps_wanted and (s.list_item or s.text.endswith(":")) else 1.0
+        return kind * (overlap / length + context) / (1 + _RANK_DECAY * s.passage)
+
+    scores = {(s.passage, s.index): weight(s) for s in sentences}
+
+    def score(s: _Sentence) -> float:
+        return scores[(s.passage, s.index)]
+
+    best = max(sentences, key=lambda s: (score(s), -s.passage, -s.index))
+    if score(best) <= 0:
+        best = sentences[0]  # nothing overlaps: the top passage's opening is still its gist
+    procedure = _procedure(best, sentences)
+    if procedure:
+        return _render(procedure)
+    chosen = [best]
+    follower = next(
+        (s for s in sentences if s.passage == best.passage and s.index == best.index + 1), None
+    )
+    if follower and score(follower) >= 0.3 * score(best) > 0 and not follower.list_item:
+        chosen.append(follower)
+    for s in sorted(sentences, key=lambda s: -score(s)):
+        if len(chosen) >= MAX_SENTENCES or score(s) < 0.6 * score(best) or score(s) <= 0:
+            break
+        if s not in chosen and not s.list_item and len(s.terms - best.terms) > 1:
+            chosen.append(s)
+    chosen = [s for s in chosen if not s.text.endswith(":")] or [best]  # no dangling lead-ins
+    chosen.sort(key=lambda s: (s.passage, s.index))
+    return _render(chosen)
+
+
+# --------------------------------------------------------------------------- the provider
+
+
+def offline_answer(request: GenerationRequest) -> str:
+    """The whole offline answer for a request (pure)."""
+    if request.intent == "acknowledgment":
+        return acknowledgment_reply(request.original or request.question, request.customer_name)
+    facts = [s for r in request.tool_results for s in tool_sentences(r)]
+    found = any(r.ok and r.found for r in request.tool_results)
+    question = f"{request.original} {request.question}".strip()
+    extract = ""
+    if request.passages and request.confidence != "none" and not found:
+        extract = extract_answer(question, request.passages)
+    if not facts and not extract:
+        return no_answer_reply(request.tool_results)
+    text = " ".join(p for p in (" ".join(facts), extract) if p)
+    if extract and request.confidence == "weak":
+        text += f" {WEAK_HEDGE}"
+    return text
+
+
+class OfflineChatModel:
+    """Deterministic rules + extractive answers; `complete_json` raises (see module doc)."""
+
+    name = "offline"
+
+    async def complete_json(
+        self, system: str, messages: Sequence[ChatMessage], schema: Mapping[str, Any]
+    ) -> JsonReply:
+        raise ProviderError("the offline provider has no JSON mode: use the rules condenser")
+
+    async def generate(self, request: GenerationRequest) -> GenerationReply:
+        return GenerationReply(text=offline_answer(request), usage=Usage(), model=self.name)
+
+    async def stream(self, request: GenerationRequest) -> AsyncIterator[StreamEvent]:
+        reply = await self.generate(request)
+        for piece in re.findall(r"\S+\s*|\s+", reply.text):  # word by word, as a model would
+            yield TextDelta(piece)
+        yield StreamDone(reply)

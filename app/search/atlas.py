@@ -1,0 +1,355 @@
+"""`AtlasSearch`: the three rankers as `$vectorSearch` / `$search` pipelines run by the cluster.
+
+The pipeline builders are pure functions (unit-tested stage by stage). The entitlement filter is
+always *inside* the search stage — `$vectorSearch.filter`, and the `filter` clause of the
+`$search` compound — never a later `$match`, which would shrink the page instead of changing it.
+
+Article → best chunk (DESIGN 5.3): the `$search` stage asks for highlights on `body`, and the
+same pipeline `$lookup`s the article's chunks (the same filter again, embeddings projected out).
+The chunk whose words best cover the highest-scoring highlight passages wins; when the match was
+in the title or tags only (no body highlight), the chunk sharing most query terms, else the first.
+One round trip, no second query per article, and no text index needed on `kb_chunks`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from app.search.base import Hit, SearchError, ticket_breadcrumb, ticket_text
+from app.search.text import keyword_terms, term_set, tokenize, unique
+from app.turn.entitlement import SearchFilter
+from tuning import TUNING, Tuning
+
+log = logging.getLogger(__name__)
+
+CHUNKS_VECTOR_INDEX = "kb_chunks_vector"
+ARTICLES_SEARCH_INDEX = "kb_articles_search"
+TICKETS_VECTOR_INDEX = "tickets_vector"
+MAX_NUM_CANDIDATES = 10_000  # Atlas's ceiling for numCandidates
+HIGHLIGHT_PASSAGES = 5
+
+Doc = dict[str, Any]
+Pipeline = list[Doc]
+
+
+# --- filters -------------------------------------------------------------------------------
+
+
+def doc_vector_filter(filt: SearchFilter) -> Doc:
+    """`$vectorSearch.filter` for `kb_chunks` (MQL subset: $in, $eq, $and)."""
+    clauses: list[Doc] = [
+        {"audience": {"$in": list(filt.audiences)}},
+        {"status": {"$eq": filt.status}},
+    ]
+    if filt.locale is not None:
+        clauses.append({"locale": {"$eq": filt.locale}})
+    return {"$and": clauses}
+
+
+def ticket_vector_filter(filt: SearchFilter, min_quality: float) -> Doc:
+    """`$vectorSearch.filter` for `tickets`: resolved, good enough, entitled, same locale."""
+    clauses: list[Doc] = [
+        {"audience": {"$in": list(filt.audiences)}},
+        {"status": {"$eq": filt.ticket_status}},
+        {"quality": {"$gte": min_quality}},
+    ]
+    if filt.locale is not None:
+        clauses.append({"locale": {"$eq": filt.locale}})
+    return {"$and": clauses}
+
+
+def search_filter_clauses(filt: SearchFilter) -> list[Doc]:
+    """The compound `filter` clause: `in`/`equals` on fields mapped as `token`."""
+    clauses: list[Doc] = [
+        {"in": {"path": "audience", "value": list(filt.audiences)}},
+        {"equals": {"path": "status", "value": filt.status}},
+    ]
+    if filt.locale is not None:
+        clauses.append({"equals": {"path": "locale", "value": filt.locale}})
+    return clauses
+
+
+# --- pipelines -----------------------------------------------------------------------------
+
+
+def _num_candidates(limit: int, num_candidates: int) -> int:
+    return min(max(num_candidates, limit), MAX_NUM_CANDIDATES)
+
+
+def dense_chunks_pipeline(
+    vector: Sequence[float], filt: SearchFilter, limit: int, num_candidates: int
+) -> Pipeline:
+    return [
+        {
+            "$vectorSearch": {
+                "index": CHUNKS_VECTOR_INDEX,
+                "path": "embedding",
+                "queryVector": [float(x) for x in vector],
+                "numCandidates": _num_candidates(limit, num_candidates),
+                "limit": limit,
+                "filter": doc_vector_filter(filt),
+            }
+        },
+        {
+            "$project": {
+                "_id": 1,
+                "articleId": 1,
+                "chunkIndex": 1,
+                "text": 1,
+                "breadcrumb": 1,
+                "title": 1,
+                "audience": 1,
+                "locale": 1,
+                "score": {"$meta": "vectorSearchScore"},
+            }
+        },
+    ]
+
+
+def dense_tickets_pipeline(
+    vector: Sequence[float],
+    filt: SearchFilter,
+    limit: int,
+    min_quality: float,
+    num_candidates: int,
+) -> Pipeline:
+    return [
+        {
+            "$vectorSearch": {
+                "index": TICKETS_VECTOR_INDEX,
+                "path": "embedding",
+                "queryVector": [float(x) for x in vector],
+                "numCandidates": _num_candidates(limit, num_candidates),
+                "limit": limit,
+                "filter": ticket_vector_filter(filt, min_quality),
+            }
+        },
+        {
+            "$project": {
+                "_id": 1,
+                "subject": 1,
+                "symptom": 1,
+                "resolution": 1,
+                "product": 1,
+                "audience": 1,
+                "locale": 1,
+                "resolvedAt": 1,
+                "score": {"$meta": "vectorSearchScore"},
+            }
+        },
+    ]
+
+
+def articles_compound(text: str, filt: SearchFilter, title_boost: float, tags_boost: float) -> Doc:
+    """title ×3, tags ×2 (exact keyword terms), body ×1; at least one must match."""
+    should: list[Doc] = [
+        {"text": {"query": text, "path": "title", "score": {"boost": {"value": title_boost}}}},
+        {"text": {"query": text, "path": "body"}},
+    ]
+    tags = keyword_terms(text)
+    if tags:
+        should.insert(
+            1,
+            {"text": {"query": tags, "path": "tags", "score": {"boost": {"value": tags_boost}}}},
+        )
+    return {"should": should, "minimumShouldMatch": 1, "filter": search_filter_clauses(filt)}
+
+
+def bm25_articles_pipeline(
+    text: str,
+    filt: SearchFilter,
+    limit: int,
+    *,
+    title_boost: float,
+    tags_boost: float,
+) -> Pipeline:
+    """Top articles by BM25 with body highlights and their admissible chunks attached."""
+    chunk_match: Doc = {
+        "$expr": {"$eq": ["$articleId", "$$aid"]},
+        "audience": {"$in": list(filt.audiences)},
+        "status": filt.status,
+    }
+    if filt.locale is not None:
+        chunk_match["locale"] = filt.locale
+    return [
+        {
+            "$search": {
+                "index": ARTICLES_SEARCH_INDEX,
+                "compound": articles_compound(text, filt, title_boost, tags_boost),
+                "highlight": {"path": "body", "maxNumPassages": HIGHLIGHT_PASSAGES},
+            }
+        },
+        {"$limit": limit},
+        {
+            "$project": {
+                "_id": 1,
+                "title": 1,
+                "audience": 1,
+                "locale": 1,
+                "score": {"$meta": "searchScore"},
+                "highlights": {"$meta": "searchHighlights"},
+            }
+        },
+        {
+            "$lookup": {
+                "from": "kb_chunks",
+                "let": {"aid": "$_id"},
+                "pipeline": [
+                    {"$match": chunk_match},
+                    {"$sort": {"chunkIndex": 1}},
+                    {
+                        "$project": {
+                            "_id": 1,
+                            "chunkIndex": 1,
+                            "text": 1,
+                            "breadcrumb": 1,
+                            "title": 1,
+                            "audience": 1,
+                            "locale": 1,
+                        }
+                    },
+                ],
+                "as": "chunks",
+            }
+        },
+    ]
+
+
+# --- results -------------------------------------------------------------------------------
+
+
+def _highlight_text(highlight: Mapping[str, Any]) -> str:
+    return "".join(str(t.get("value", "")) for t in highlight.get("texts", []))
+
+
+def pick_chunk(
+    highlights: Sequence[Mapping[str, Any]], chunks: Sequence[Mapping[str, Any]], query: str
+) -> Mapping[str, Any] | None:
+    """The chunk that best represents an article hit (see the module docstring)."""
+    if not chunks:
+        return None
+    chunk_terms = [term_set(f"{c.get('breadcrumb', '')}\n{c.get('text', '')}") for c in chunks]
+    scores = [0.0] * len(chunks)
+    for h in highlights:
+        if h.get("path") not in (None, "body"):
+            continue
+        passage = term_set(_highlight_text(h))
+        if not passage:
+            continue
+        weight = float(h.get("score", 1.0) or 1.0)
+        for i, terms in enumerate(chunk_terms):
+            scores[i] += weight * len(passage & terms) / len(passage)
+    if max(scores) <= 0:
+        query_terms = set(tokenize(query))
+        scores = [float(len(query_terms & terms)) for terms in chunk_terms]
+    best = max(range(len(chunks)), key=lambda i: (scores[i], -i))
+    return chunks[best]
+
+
+def _title_from(doc: Mapping[str, Any]) -> str:
+    title = str(doc.get("title") or "")
+    return title or str(doc.get("breadcrumb", "")).split(" › ", 1)[0]
+
+
+def chunk_hit(doc: Mapping[str, Any]) -> Hit:
+    return Hit(
+        passage_id=str(doc["_id"]),
+        kind="doc",
+        doc_id=str(doc.get("articleId", str(doc["_id"]).split("#", 1)[0])),
+        title=_title_from(doc),
+        breadcrumb=str(doc.get("breadcrumb", "")),
+        text=str(doc.get("text", "")),
+        score=float(doc.get("score", 0.0)),
+        audience=str(doc.get("audience", "all")),
+        locale=str(doc.get("locale", "en")),
+    )
+
+
+def article_hit(doc: Mapping[str, Any], query: str) -> Hit | None:
+    chunk = pick_chunk(doc.get("highlights") or [], doc.get("chunks") or [], query)
+    if chunk is None:
+        return None
+    return Hit(
+        passage_id=str(chunk["_id"]),
+        kind="doc",
+        doc_id=str(doc["_id"]),
+        title=str(doc.get("title") or _title_from(chunk)),
+        breadcrumb=str(chunk.get("breadcrumb", "")),
+        text=str(chunk.get("text", "")),
+        score=float(doc.get("score", 0.0)),
+        audience=str(chunk.get("audience", doc.get("audience", "all"))),
+        locale=str(chunk.get("locale", doc.get("locale", "en"))),
+    )
+
+
+def ticket_hit(doc: Mapping[str, Any]) -> Hit:
+    return Hit(
+        passage_id=str(doc["_id"]),
+        kind="ticket",
+        doc_id=str(doc["_id"]),
+        title=str(doc.get("subject", "")),
+        breadcrumb=ticket_breadcrumb(str(doc.get("product", ""))),
+        text=ticket_text(str(doc.get("symptom", "")), str(doc.get("resolution", ""))),
+        score=float(doc.get("score", 0.0)),
+        audience=str(doc.get("audience", "all")),
+        locale=str(doc.get("locale", "en")),
+        resolved_at=doc.get("resolvedAt"),
+    )
+
+
+class AtlasSearch:
+    """Runs the pipelines above on a cluster with `mongot` (Atlas, or MongoDB 8.2+)."""
+
+    name = "atlas"
+
+    def __init__(self, db: Any, tuning: Tuning = TUNING) -> None:
+        self._db = db
+        self._tuning = tuning
+
+    async def _run(self, collection: str, pipeline: Pipeline) -> list[Doc]:
+        try:
+            cursor = await self._db[collection].aggregate(pipeline)
+            return list(await cursor.to_list())
+        except Exception as exc:
+            raise SearchError(f"{collection} search failed: {exc}") from exc
+
+    async def dense_chunks(
+        self, vector: Sequence[float], filt: SearchFilter, limit: int, num_candidates: int
+    ) -> list[Hit]:
+        docs = await self._run(
+            "kb_chunks", dense_chunks_pipeline(vector, filt, limit, num_candidates)
+        )
+        return [chunk_hit(d) for d in docs]
+
+    async def bm25_articles(self, text: str, filt: SearchFilter, limit: int) -> list[Hit]:
+        if not unique(tokenize(text)) and not keyword_terms(text):
+            return []
+        pipeline = bm25_articles_pipeline(
+            text,
+            filt,
+            limit,
+            title_boost=self._tuning.bm25_title_boost,
+            tags_boost=self._tuning.bm25_tags_boost,
+        )
+        hits = []
+        for doc in await self._run("kb_articles", pipeline):
+            hit = article_hit(doc, text)
+            if hit is None:
+                log.debug("article %s matched but has no admissible chunks", doc.get("_id"))
+            else:
+                hits.append(hit)
+        return hits
+
+    async def dense_tickets(
+        self,
+        vector: Sequence[float],
+        filt: SearchFilter,
+        limit: int,
+        min_quality: float,
+        num_candidates: int | None = None,
+    ) -> list[Hit]:
+        candidates = num_candidates or self._tuning.vector_num_candidates
+        pipeline = dense_tickets_pipeline(vector, filt, limit, min_quality, candidates)
+        return [ticket_hit(d) for d in await self._run("tickets", pipeline)]

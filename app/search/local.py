@@ -1,0 +1,334 @@
+"""`LocalSearch`: the embedded default's in-process equivalent of the three Atlas indexes.
+
+- Dense rankers: exact cosine over the stored vectors with numpy (the corpus is small; exact
+  search is both faster to build and more accurate than an ANN graph at this size).
+- BM25 over whole articles with `bm25s`, one index per field, combined as
+  `3·BM25(title) + 2·BM25(tags) + BM25(body)` (boosts from tuning). This is what the Atlas
+  compound query computes (the sum of its `should` clause scores, each multiplied by its boost),
+  and unlike repeating the title three times in one field it neither distorts body length
+  normalisation nor lets BM25's term-frequency saturation swallow the boost.
+- An article hit is represented by its best chunk: BM25 over all chunks (IDF from the whole
+  chunk corpus, so a rare code weighs what it should), arg-max over that article's chunks;
+  when no chunk matches a term (the hit came from the title or tags) its first chunk.
+
+The entitlement filter becomes a boolean mask computed *before* scoring and top-k: only rows it
+admits are ever scored, and BM25 hits with score ≤ 0 (no query term at all) are dropped, so the
+zero-score padding a top-k over the whole corpus would return can never surface a filtered-out
+or unrelated document.
+
+The index is an immutable snapshot: `refresh()` builds a new one from the store and swaps it in,
+so a query never sees a half-built index. Call it after ingestion.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import bm25s
+import numpy as np
+import numpy.typing as npt
+
+from app.search.base import Hit, SearchError, cosine_to_score, ticket_breadcrumb, ticket_text
+from app.search.text import tokenize, unique
+from app.store.models import Article, Chunk, Ticket
+from app.turn.entitlement import SearchFilter
+from tuning import TUNING, Tuning
+
+if TYPE_CHECKING:
+    from app.store import Store
+
+log = logging.getLogger(__name__)
+
+FloatArray = npt.NDArray[np.float32]
+BoolArray = npt.NDArray[np.bool_]
+
+
+class _FieldIndex:
+    """BM25 over one text field of a fixed list of documents."""
+
+    def __init__(self, docs: Sequence[Sequence[str]], k1: float = 1.2, b: float = 0.75) -> None:
+        self.size = len(docs)
+        self._bm25: bm25s.BM25 | None = None
+        if any(docs):  # bm25s divides by the mean document length
+            self._bm25 = bm25s.BM25(k1=k1, b=b, method="lucene")
+            self._bm25.index([list(d) for d in docs], show_progress=False)
+
+    def scores(self, query: Sequence[str]) -> FloatArray:
+        if self._bm25 is None or not query:
+            return np.zeros(self.size, dtype=np.float32)
+        return np.asarray(self._bm25.get_scores(list(query)), dtype=np.float32)
+
+
+def _unit_rows(vectors: Sequence[Sequence[float]]) -> tuple[FloatArray, BoolArray, int]:
+    """Stack vectors into unit rows; rows of another width (or empty) are marked unusable."""
+    widths = Counter(len(v) for v in vectors if v)
+    dim = widths.most_common(1)[0][0] if widths else 0
+    matrix = np.zeros((len(vectors), dim), dtype=np.float32)
+    usable = np.zeros(len(vectors), dtype=bool)
+    for i, v in enumerate(vectors):
+        if dim and len(v) == dim:
+            row = np.asarray(v, dtype=np.float32)
+            norm = float(np.linalg.norm(row))
+            if norm > 0:
+                matrix[i] = row / norm
+                usable[i] = True
+    skipped = sum(1 for v in vectors if v and len(v) != dim)
+    if skipped:
+        log.warning("LocalSearch: %d vectors of a width other than %d ignored", skipped, dim)
+    return matrix, usable, dim
+
+
+def _strings(values: Sequence[str]) -> npt.NDArray[np.str_]:
+    return np.asarray(list(values), dtype=np.str_) if values else np.asarray([], dtype=np.str_)
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    articles: tuple[Article, ...]
+    chunks: tuple[Chunk, ...]
+    tickets: tuple[Ticket, ...]
+    article_titles: dict[str, str]
+    # chunks
+    chunk_vecs: FloatArray
+    chunk_usable: BoolArray
+    chunk_dim: int
+    chunk_audience: npt.NDArray[np.str_]
+    chunk_locale: npt.NDArray[np.str_]
+    chunk_status: npt.NDArray[np.str_]
+    chunk_bm25: _FieldIndex
+    chunks_of: dict[str, list[int]]  # article id -> chunk rows in chunkIndex order
+    # articles
+    title_bm25: _FieldIndex
+    tags_bm25: _FieldIndex
+    body_bm25: _FieldIndex
+    article_audience: npt.NDArray[np.str_]
+    article_locale: npt.NDArray[np.str_]
+    article_status: npt.NDArray[np.str_]
+    # tickets
+    ticket_vecs: FloatArray
+    ticket_usable: BoolArray
+    ticket_dim: int
+    ticket_audience: npt.NDArray[np.str_]
+    ticket_locale: npt.NDArray[np.str_]
+    ticket_status: npt.NDArray[np.str_]
+    ticket_quality: npt.NDArray[np.float64]  # float64: a quality of exactly 0.7 must pass ≥ 0.7
+
+
+def _snapshot(
+    articles: Sequence[Article], chunks: Sequence[Chunk], tickets: Sequence[Ticket]
+) -> _Snapshot:
+    articles = tuple(sorted(articles, key=lambda a: a.id))
+    chunks = tuple(sorted(chunks, key=lambda c: (c.article_id, c.chunk_index)))
+    tickets = tuple(sorted(tickets, key=lambda t: t.id))
+    chunk_vecs, chunk_usable, chunk_dim = _unit_rows([c.embedding for c in chunks])
+    ticket_vecs, ticket_usable, ticket_dim = _unit_rows([t.embedding for t in tickets])
+    chunks_of: dict[str, list[int]] = {}
+    for row, c in enumerate(chunks):
+        chunks_of.setdefault(c.article_id, []).append(row)
+    return _Snapshot(
+        articles=articles,
+        chunks=chunks,
+        tickets=tickets,
+        article_titles={a.id: a.title for a in articles},
+        chunk_vecs=chunk_vecs,
+        chunk_usable=chunk_usable,
+        chunk_dim=chunk_dim,
+        chunk_audience=_strings([c.audience for c in chunks]),
+        chunk_locale=_strings([c.locale for c in chunks]),
+        chunk_status=_strings([c.status for c in chunks]),
+        chunk_bm25=_FieldIndex([tokenize(f"{c.breadcrumb}\n{c.text}") for c in chunks]),
+        chunks_of=chunks_of,
+        title_bm25=_FieldIndex([tokenize(a.title) for a in articles]),
+        tags_bm25=_FieldIndex(
+            [unique(t for tag in a.tags for t in tokenize(tag)) for a in articles]
+        ),
+        body_bm25=_FieldIndex([tokenize(a.body) for a in articles]),
+        article_audience=_strings([a.audience for a in articles]),
+        article_locale=_strings([a.locale for a in articles]),
+        article_status=_strings([a.status for a in articles]),
+        ticket_vecs=ticket_vecs,
+        ticket_usable=ticket_usable,
+        ticket_dim=ticket_dim,
+        ticket_audience=_strings([t.audience for t in tickets]),
+        ticket_locale=_strings([t.locale for t in tickets]),
+        ticket_status=_strings([t.status for t in tickets]),
+        ticket_quality=np.asarray([t.quality for t in tickets], dtype=np.float64),
+    )
+
+
+def _doc_mask(
+    filt: SearchFilter,
+    audience: npt.NDArray[np.str_],
+    locale: npt.NDArray[np.str_],
+    status: npt.NDArray[np.str_],
+) -> BoolArray:
+    mask = np.isin(audience, list(filt.audiences)) & (status == filt.status)
+    if filt.locale is not None:
+        mask &= locale == filt.locale
+    return np.asarray(mask, dtype=bool)
+
+
+def _top(scores: FloatArray, rows: npt.NDArray[np.intp], limit: int) -> list[tuple[int, float]]:
+    """The `limit` best (row, score) among `rows`, ties broken by row order (stable)."""
+    if limit <= 0 or rows.size == 0:
+        return []
+    order = np.argsort(-scores[rows], kind="stable")[:limit]
+    return [(int(rows[i]), float(scores[rows[i]])) for i in order]
+
+
+def _query_vector(vector: Sequence[float], dim: int) -> FloatArray:
+    q = np.asarray(vector, dtype=np.float32)
+    if q.ndim != 1 or q.shape[0] != dim:
+        raise SearchError(f"query vector has width {q.shape[-1] if q.ndim else 0}, index {dim}")
+    norm = float(np.linalg.norm(q))
+    if not np.isfinite(norm) or norm == 0:
+        raise SearchError("query vector is zero or not finite")
+    return q / norm
+
+
+class LocalSearch:
+    """In-process dense + BM25 search with Atlas's filter semantics. See the module docstring."""
+
+    name = "local"
+
+    def __init__(
+        self,
+        articles: Sequence[Article] = (),
+        chunks: Sequence[Chunk] = (),
+        tickets: Sequence[Ticket] = (),
+        *,
+        tuning: Tuning = TUNING,
+        store: Store | None = None,
+    ) -> None:
+        self._tuning = tuning
+        self._store = store
+        self._snap = _snapshot(articles, chunks, tickets)
+
+    @classmethod
+    async def build(cls, store: Store, tuning: Tuning = TUNING) -> LocalSearch:
+        """Index everything currently in the store's knowledge collections."""
+        search = cls(tuning=tuning, store=store)
+        await search.refresh()
+        return search
+
+    async def refresh(self) -> None:
+        """Rebuild from the store (after ingestion) and swap the new snapshot in atomically."""
+        if self._store is None:
+            raise SearchError("this LocalSearch was built from records, not from a store")
+        articles = await self._store.articles.list()
+        chunks = await self._store.chunks.all()
+        tickets = await self._store.tickets.all()
+        self._snap = _snapshot(articles, chunks, tickets)
+        log.info(
+            "LocalSearch indexed %d articles, %d chunks, %d tickets",
+            len(articles),
+            len(chunks),
+            len(tickets),
+        )
+
+    @property
+    def counts(self) -> dict[str, int]:
+        s = self._snap
+        return {"articles": len(s.articles), "chunks": len(s.chunks), "tickets": len(s.tickets)}
+
+    def _chunk_hit(self, row: int, score: float) -> Hit:
+        c = self._snap.chunks[row]
+        return Hit(
+            passage_id=c.id,
+            kind="doc",
+            doc_id=c.article_id,
+            title=c.title or self._snap.article_titles.get(c.article_id, ""),
+            breadcrumb=c.breadcrumb,
+            text=c.text,
+            score=score,
+            audience=c.audience,
+            locale=c.locale,
+        )
+
+    async def dense_chunks(
+        self, vector: Sequence[float], filt: SearchFilter, limit: int, num_candidates: int
+    ) -> list[Hit]:
+        s = self._snap
+        if not s.chunks or not s.chunk_dim:
+            return []
+        q = _query_vector(vector, s.chunk_dim)
+        mask = _doc_mask(filt, s.chunk_audience, s.chunk_locale, s.chunk_status) & s.chunk_usable
+        rows = np.flatnonzero(mask)
+        sims = np.zeros(len(s.chunks), dtype=np.float32)
+        sims[rows] = s.chunk_vecs[rows] @ q
+        return [self._chunk_hit(r, cosine_to_score(sc)) for r, sc in _top(sims, rows, limit)]
+
+    async def bm25_articles(self, text: str, filt: SearchFilter, limit: int) -> list[Hit]:
+        s = self._snap
+        query = unique(tokenize(text))
+        if not s.articles or not query:
+            return []
+        t = self._tuning
+        scores = (
+            t.bm25_title_boost * s.title_bm25.scores(query)
+            + t.bm25_tags_boost * s.tags_bm25.scores(query)
+            + s.body_bm25.scores(query)
+        )
+        mask = _doc_mask(filt, s.article_audience, s.article_locale, s.article_status)
+        rows = np.flatnonzero(mask & (scores > 0))
+        chunk_scores = s.chunk_bm25.scores(query)
+        chunk_mask = _doc_mask(filt, s.chunk_audience, s.chunk_locale, s.chunk_status)
+        hits: list[Hit] = []
+        for row, score in _top(scores, rows, len(rows)):
+            article = s.articles[row]
+            # only chunks the filter admits: a stale chunk never speaks for its article
+            candidates = [r for r in s.chunks_of.get(article.id, []) if chunk_mask[r]]
+            if not candidates:
+                log.debug("article %s matched but has no admissible chunks", article.id)
+                continue
+            best = max(candidates, key=lambda r: (float(chunk_scores[r]), -r))
+            hits.append(self._chunk_hit(best, score))
+            if len(hits) >= limit:
+                break
+        return hits
+
+    async def dense_tickets(
+        self,
+        vector: Sequence[float],
+        filt: SearchFilter,
+        limit: int,
+        min_quality: float,
+        num_candidates: int | None = None,
+    ) -> list[Hit]:
+        s = self._snap
+        if not s.tickets or not s.ticket_dim:
+            return []
+        q = _query_vector(vector, s.ticket_dim)
+        mask = (
+            np.isin(s.ticket_audience, list(filt.audiences))
+            & (s.ticket_status == filt.ticket_status)
+            & (s.ticket_quality >= min_quality)
+            & s.ticket_usable
+        )
+        if filt.locale is not None:
+            mask &= s.ticket_locale == filt.locale
+        rows = np.flatnonzero(mask)
+        sims = np.zeros(len(s.tickets), dtype=np.float32)
+        sims[rows] = s.ticket_vecs[rows] @ q
+        hits = []
+        for row, sim in _top(sims, rows, limit):
+            t = s.tickets[row]
+            hits.append(
+                Hit(
+                    passage_id=t.id,
+                    kind="ticket",
+                    doc_id=t.id,
+                    title=t.subject,
+                    breadcrumb=ticket_breadcrumb(t.product),
+                    text=ticket_text(t.symptom, t.resolution),
+                    score=cosine_to_score(sim),
+                    audience=t.audience,
+                    locale=t.locale,
+                    resolved_at=t.resolved_at,
+                )
+            )
+        return hits

@@ -1,0 +1,254 @@
+"""Tokenisation shared by the local BM25 indexes, chunk picking and the offline reranker.
+
+Rules, chosen so that support identifiers survive:
+- Unicode NFKC, lower-case; a token is a run of letters/digits, and runs joined by `_` or `-`
+  stay one *compound* token: `AUTH_302` → `auth_302`, `HL-RP10` → `hl-rp10`, `ORD-1042`.
+- A compound also yields its parts and their concatenation (`auth`, `302`, `auth302`), so a
+  customer who types "auth 302" or "AUTH302" still matches, while the exact compound (rarer,
+  so a higher IDF) ranks the document that carries the code verbatim first.
+- Plain words lose English stop words (Lucene's list, the one `lucene.english` uses) and are
+  stemmed by a small suffix stripper (plurals, -ing, -ed, -ly, trailing -e), applied the same
+  way to documents and queries. Tokens with digits are never stemmed.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+# Lucene's EnglishAnalyzer stop set: what Atlas `lucene.english` drops too.
+LUCENE_STOPWORDS = frozenset(
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "will",
+        "with",
+    }
+)
+
+# A wider set for measuring how much of a *question* a passage covers: question words and
+# pronouns carry no topic, and counting them would reward any passage written in English.
+QUERY_STOPWORDS = LUCENE_STOPWORDS | frozenset(
+    {
+        "i",
+        "me",
+        "my",
+        "mine",
+        "we",
+        "us",
+        "our",
+        "you",
+        "your",
+        "he",
+        "she",
+        "him",
+        "her",
+        "its",
+        "them",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "do",
+        "does",
+        "did",
+        "doing",
+        "done",
+        "have",
+        "has",
+        "had",
+        "having",
+        "can",
+        "could",
+        "would",
+        "should",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "am",
+        "been",
+        "being",
+        "get",
+        "got",
+        "gets",
+        "getting",
+        "want",
+        "wanted",
+        "need",
+        "needs",
+        "please",
+        "help",
+        "hi",
+        "hello",
+        "thanks",
+        "thank",
+        "just",
+        "also",
+        "about",
+        "any",
+        "some",
+        "all",
+        "so",
+        "too",
+        "very",
+        "from",
+        "up",
+        "out",
+        "over",
+        "than",
+        "there",
+        "here",
+        "still",
+        "again",
+        "now",
+        "only",
+        "own",
+        "same",
+        "other",
+        "each",
+        "both",
+        "few",
+        "more",
+        "most",
+        "much",
+        "many",
+        "way",
+    }
+)
+
+_TOKEN = re.compile(r"[^\W_]+(?:[_-][^\W_]+)*")
+_DIGIT = re.compile(r"\d")
+
+
+def normalize(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def stem(word: str) -> str:
+    """A light, deterministic English suffix stripper (documents and queries alike)."""
+    if len(word) <= 3 or _DIGIT.search(word):
+        return word
+    if word.endswith("'s"):
+        word = word[:-2]
+    for suffix, repl in (
+        ("ies", "y"),
+        ("sses", "ss"),
+        ("ches", "ch"),
+        ("shes", "sh"),
+        ("xes", "x"),
+    ):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
+            word = word[: -len(suffix)] + repl
+            break
+    else:
+        if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            word = word[:-1]
+    for suffix in ("ingly", "edly", "ing", "ed", "ly"):
+        base = word[: -len(suffix)]
+        if word.endswith(suffix) and len(base) >= 3 and re.search(r"[aeiouy]", base):
+            word = base
+            if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]  # running → runn → run
+            break
+    if len(word) > 4 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def is_code(token: str) -> bool:
+    """An identifier-like token: error codes, SKUs, order refs (has a digit, e.g. auth_302)."""
+    return bool(_DIGIT.search(token)) and len(token) >= 3
+
+
+def tokenize(text: str, stopwords: frozenset[str] = LUCENE_STOPWORDS) -> list[str]:
+    """Index/query tokens in order, compounds expanded (see the module docstring)."""
+    out: list[str] = []
+    for match in _TOKEN.finditer(normalize(text)):
+        token = match.group(0)
+        parts = re.split(r"[_-]", token)
+        if len(parts) == 1:
+            if token not in stopwords:
+                out.append(stem(token))
+            continue
+        out.append(token)
+        out.append("".join(parts))
+        out.extend(stem(p) for p in parts if p not in stopwords)
+    return out
+
+
+def content_terms(text: str) -> list[str]:
+    """Distinct topic-bearing terms of a question, in order (compounds joined, parts dropped)."""
+    seen: dict[str, None] = {}
+    for match in _TOKEN.finditer(normalize(text)):
+        token = match.group(0)
+        if "_" in token or "-" in token:
+            # the joined form: AUTH_302, AUTH-302 and AUTH302 are the same identifier
+            seen.setdefault(re.sub(r"[_-]", "", token), None)
+        elif token not in QUERY_STOPWORDS and (len(token) > 1 or token.isdigit()):
+            seen.setdefault(stem(token), None)
+    return list(seen)
+
+
+def term_set(text: str) -> set[str]:
+    """Every token a passage could match a question term with (compounds and their parts)."""
+    return set(tokenize(text, stopwords=frozenset()))
+
+
+def unique(tokens: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(tokens))
+
+
+def keyword_terms(text: str) -> list[str]:
+    """Unstemmed terms for exact matching against keyword-analysed fields (Atlas `tags`).
+
+    Compounds as typed and their joined form and parts, plain words as typed plus a naive
+    singular, so "invoices" can hit the tag `invoice` and "AUTH_302" the tag `auth_302`.
+    """
+    out: list[str] = []
+    for match in _TOKEN.finditer(normalize(text)):
+        token = match.group(0)
+        parts = re.split(r"[_-]", token)
+        words = [token] if len(parts) == 1 else [token, "".join(parts), *parts]
+        for word in words:
+            if word in LUCENE_STOPWORDS:
+                continue
+            out.append(word)
+            if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+                out.append(word[:-1])
+    return unique(out)

@@ -1,0 +1,1 @@
+"""The stages of one turn, each a module: condense → retrieve (fuse, rerank, confidence) → …"""

@@ -1,0 +1,422 @@
+"""One turn, from the customer's message to an answer or a handoff (DESIGN 4).
+
+`run_turn` calls the stages in order; each stage takes explicit inputs and returns a value, and
+the turn's whole trace is written once, at the end, as the assistant message's `meta`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from pymongo.errors import ConnectionFailure, ServerSelectionTimeoutError
+
+from app.errors import InvalidInput
+from app.identity import Principal
+from app.providers.chat.base import Passage
+from app.store.models import Conversation, Message
+from app.turn import memory
+from app.turn.condense import condense
+from app.turn.escalate import (
+    Decision,
+    build_packet,
+    decide,
+    handoff_reply,
+    next_failed_turns,
+    policy_escalates,
+    turn_outcome,
+)
+from app.turn.generate import Answer, stream_answer
+from app.turn.pii import mask_card_numbers
+from app.turn.retrieve import RetrievalResult, retrieve
+from app.turn.tools import SessionTools, ToolResult
+from tuning import Tuning
+
+if TYPE_CHECKING:
+    from app.services import Services
+
+log = logging.getLogger(__name__)
+
+ERROR_REPLY = (
+    "Sorry, something went wrong on our side while answering. Your message is saved; please try "
+    "again in a moment, or ask for a person."
+)
+
+
+class TurnSink:
+    """Receives a turn's events as they happen (the SSE stream); the default ignores them."""
+
+    async def meta(self, data: dict[str, Any]) -> None:
+        return None
+
+    async def delta(self, text: str) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    user_message: Message
+    reply: Message | None  # None while a person has the conversation (the bot stays silent)
+    case_ref: str | None = None
+
+
+def clean_message(text: str, tuning: Tuning) -> str:
+    """What we accept from a customer: no control or unpaired-surrogate characters, not blank,
+    not longer than `tuning.max_message_chars`."""
+    kept = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in "\n\t":
+            kept.append(ch)
+        elif cat in ("Cc", "Cs"):
+            continue
+        else:
+            kept.append(ch)
+    cleaned = "".join(kept).strip()
+    if not cleaned:
+        raise InvalidInput("message is empty")
+    if len(cleaned) > tuning.max_message_chars:
+        raise InvalidInput(
+            f"message too long ({len(cleaned)} characters; the limit is "
+            f"{tuning.max_message_chars}). Please shorten it or split it into several messages."
+        )
+    return cleaned
+
+
+async def run_turn(
+    services: Services,
+    principal: Principal,
+    conversation: Conversation,
+    content: str,
+    *,
+    sink: TurnSink | None = None,
+) -> TurnResult:
+    """Store the customer's message first, then do the slow work; always leave a reply or an
+    error record behind it, so the transcript has no gaps."""
+    sink = sink or TurnSink()
+    started = time.perf_counter()
+    store = services.store
+    masked = mask_card_numbers(content)
+    seq = await store.conversations.allocate_seq(conversation.id)
+    user_msg = await store.messages.append(
+        conversation, seq=seq, role="user", content=masked,
+        meta={"masked": True} if masked != content else {},
+    )
+    conv = await store.conversations.get(conversation.id) or conversation
+    if conv.status == "escalated":
+        case = await store.escalations.open_for_conversation(conv.id)
+        case_ref = case.case_ref if case else None
+        await sink.meta({"userMessage": _ref(user_msg), "escalated": True, "silent": True,
+                         "caseRef": case_ref})
+        return TurnResult(user_msg, None, case_ref)
+    try:
+        return await _answer(services, principal, conv, user_msg, sink, started)
+    except (ConnectionFailure, ServerSelectionTimeoutError):
+        raise
+    except Exception as exc:
+        log.exception("turn failed", extra={"conversationId": conv.id, "seq": seq})
+        reply = await _store_reply(
+            services, conv, ERROR_REPLY,
+            {"error": type(exc).__name__, "confidence": "none", "intent": None,
+             "escalated": False, "latencyMs": {"total": _ms(started)}},
+        )
+        await sink.delta(ERROR_REPLY)
+        return TurnResult(user_msg, reply)
+
+
+async def _answer(
+    services: Services,
+    principal: Principal,
+    conv: Conversation,
+    user_msg: Message,
+    sink: TurnSink,
+    started: float,
+) -> TurnResult:
+    store, tuning = services.store, services.tuning
+    latency: dict[str, float] = {}
+    customer = await store.customers.get(principal.customer_id) if principal.customer_id else None
+
+    # -- memory in: what came before this message
+    window = (tuning.verbatim_turns + 1) * 4
+    prior = [m for m in await store.messages.last(conv.id, window) if m.seq < user_msg.seq]
+    history = [(m.role, m.content) for m in prior if m.role in ("user", "assistant", "agent")]
+    prev_standalone = next(
+        (m.meta.get("condensedQuestion") for m in reversed(prior)
+         if m.role == "assistant" and m.meta.get("condensedQuestion")),
+        None,
+    )
+    chat_model, capped = await services.chat_model_for_turn()
+
+    # -- condense + classify
+    t = time.perf_counter()
+    cond = await condense(
+        user_msg.content, history,
+        chat_model=None if chat_model.name == "offline" else services.condense_model(chat_model),
+        router=services.router, prev_standalone=prev_standalone,
+    )
+    latency["condense"] = _ms(t)
+
+    # -- retrieve and tools, unless policy sends this straight to a person
+    retrieval: RetrievalResult | None = None
+    tools = SessionTools(store, principal.customer_id)
+    tool_results: list[ToolResult] = []
+    if policy_escalates(cond.intent, tuning):
+        decision = Decision(True, "policy")
+        failed = conv.failed_turns
+    else:
+        if cond.needs_retrieval:
+            t = time.perf_counter()
+            retrieval = await retrieve(
+                user_msg.content, cond.standalone_question,
+                customer.plan if customer else None, customer.locale if customer else None,
+                backend=services.search, embedder=services.embedder,
+                reranker=services.reranker, tuning=tuning,
+            )
+            latency["retrieve"] = _ms(t)
+            latency["rerank"] = round(float(retrieval.latency_ms.get("rerank", 0.0)), 1)
+        for name in cond.needs_tools:
+            tool_results.append(await tools.call(name, _tool_args(name, cond)))
+        outcome = turn_outcome(
+            needed_answer=cond.needs_retrieval or bool(cond.needs_tools),
+            strong_passage=retrieval is not None and retrieval.confidence == "strong",
+            tool_found=any(r.found for r in tool_results),
+        )
+        failed = next_failed_turns(conv.failed_turns, outcome)
+        decision = decide(
+            intent=cond.intent, explicit_request=cond.explicit_human_request,
+            sentiment=cond.sentiment, outcome=outcome, failed_turns=failed, tuning=tuning,
+        )
+
+    passages = list(retrieval.passages) if retrieval else []
+    confidence = retrieval.confidence if retrieval else "none"
+    top = retrieval.top_rerank_score if retrieval else None
+    passage_meta = [p.meta() for p in passages]
+    tool_meta = [r.trace() for r in tool_results]
+
+    case_ref: str | None = None
+    answer: Answer | None = None
+    if decision.escalate and decision.reason is not None:
+        subscription = (
+            await store.subscriptions.for_customer(customer.id) if customer else None
+        )
+        packet = build_packet(
+            conversation=conv, customer=customer, subscription=subscription,
+            reason=decision.reason, intent=cond.intent, asked_for=cond.standalone_question,
+            sentiment=cond.sentiment, failed_turns=failed,
+            attempted={
+                "confidence": confidence, "topRerankScore": top,
+                "passages": [{k: p[k] for k in ("kind", "title", "breadcrumb", "rerankScore")}
+                             for p in passage_meta],
+                "tools": tool_meta,
+            },
+            now=datetime.now(UTC), tuning=tuning,
+        )
+        packet = await store.escalations.create(packet)
+        case_ref = packet.case_ref
+        await store.conversations.update(conv.id, {"status": "escalated", "escalated": True})
+        text = handoff_reply(case_ref, decision.reason, customer.plan if customer else None, tuning)
+        await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, case_ref))
+        await sink.delta(text)
+    else:
+        await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
+        t = time.perf_counter()
+        mem = memory.build_context(
+            conv.summary, memory.facts_from_docs(conv.facts), prior, tuning
+        )
+        text = ""
+        async for item in stream_answer(
+            question=cond.standalone_question, original=user_msg.content,
+            passages=[_passage(p) for p in passages], tool_results=tool_results,
+            memory_context=mem, customer_name=customer.name if customer else None,
+            confidence=confidence, intent=cond.intent, chat_model=chat_model,
+            fallback_model=services.fallback_model, tuning=tuning,
+            tool_runner=tools.call if principal.customer_id else None,
+            timeout_seconds=services.settings.anthropic_timeout_seconds,
+        ):
+            if isinstance(item, str):
+                await sink.delta(item)
+            else:
+                answer = item
+        latency["generate"] = _ms(t)
+        text = answer.text if answer else ERROR_REPLY
+        await services.record_spend(answer)
+
+    latency["total"] = _ms(started)
+    meta: dict[str, Any] = {
+        "intent": cond.intent,
+        "sentiment": cond.sentiment,
+        "confidence": confidence,
+        "condensedQuestion": cond.standalone_question,
+        "condensation": cond.to_meta(),
+        "topRerankScore": top,
+        "escalated": decision.escalate,
+        "escalationReason": decision.reason,
+        "escalationExplanation": decision.explain(),
+        "caseRef": case_ref,
+        "failedTurns": failed,
+        "passageCount": len(passages),
+        "passages": passage_meta,
+        "tools": tool_meta + (
+            [c.trace() for c in answer.tool_calls] if answer else []
+        ),
+        "citations": _citation_meta(services, answer, passages),
+        "invalidCitations": answer.invalid_citations if answer else 0,
+        "model": answer.model if answer else "rules",
+        "fallbackReason": answer.fallback_reason if answer else None,
+        "spendCapReached": capped,
+        "retrievalReason": retrieval.reason if retrieval else None,
+        "latencyMs": latency,
+        "tokens": answer.usage.to_meta() if answer else {"input": 0, "output": 0, "cacheRead": 0},
+    }
+    reply = await _store_reply(services, conv, text, meta)
+    await _remember(services, conv, user_msg, failed, cond.intent)
+    return TurnResult(user_msg, reply, case_ref)
+
+
+async def request_handoff(
+    services: Services, principal: Principal, conv: Conversation
+) -> tuple[str, Message | None]:
+    """The "talk to a person" button: the explicit-request signal, without a customer message."""
+    store, tuning = services.store, services.tuning
+    existing = await store.escalations.open_for_conversation(conv.id)
+    if existing is not None:
+        return existing.case_ref, None
+    customer = await store.customers.get(principal.customer_id) if principal.customer_id else None
+    subscription = await store.subscriptions.for_customer(customer.id) if customer else None
+    prior = await store.messages.last(conv.id, 12)
+    last_question = next(
+        (m.meta.get("condensedQuestion") or "" for m in reversed(prior) if m.role == "assistant"),
+        "",
+    )
+    last_assistant = next((m for m in reversed(prior) if m.role == "assistant"), None)
+    attempted: dict[str, Any] = {"confidence": None, "topRerankScore": None, "passages": [],
+                                 "tools": []}
+    if last_assistant is not None:
+        am = last_assistant.meta
+        attempted = {
+            "confidence": am.get("confidence"),
+            "topRerankScore": am.get("topRerankScore"),
+            "passages": [{k: p.get(k) for k in ("kind", "title", "breadcrumb", "rerankScore")}
+                         for p in am.get("passages", [])],
+            "tools": am.get("tools", []),
+        }
+    packet = build_packet(
+        conversation=conv, customer=customer, subscription=subscription, reason="explicit",
+        intent=conv.last_intent, asked_for=last_question or "(asked for a person)",
+        sentiment=None, failed_turns=conv.failed_turns, attempted=attempted,
+        now=datetime.now(UTC), tuning=tuning,
+    )
+    packet = await store.escalations.create(packet)
+    await store.conversations.update(conv.id, {"status": "escalated", "escalated": True})
+    text = handoff_reply(packet.case_ref, "explicit", customer.plan if customer else None, tuning)
+    reply = await _store_reply(
+        services, conv, text,
+        {"intent": "human_handoff", "escalated": True, "escalationReason": "explicit",
+         "caseRef": packet.case_ref, "via": "button", "confidence": None, "citations": []},
+    )
+    return packet.case_ref, reply
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000.0, 1)
+
+
+def _ref(m: Message) -> dict[str, Any]:
+    return {"id": m.id, "seq": m.seq}
+
+
+def _tool_args(name: str, cond: Any) -> dict[str, Any]:
+    if name == "lookupOrder":
+        return {"orderRef": cond.mentioned_order_id or ""}
+    if name == "lookupCase":
+        return {"caseRef": cond.mentioned_case_ref or ""}
+    return {}
+
+
+def _passage(p: Any) -> Passage:
+    h = p.hit
+    return Passage(id=h.passage_id, doc_id=h.doc_id, kind=h.kind, title=h.title,
+                   breadcrumb=h.breadcrumb, text=h.text)
+
+
+def _meta_event(
+    user_msg: Message, cond: Any, confidence: str, passages: list[dict[str, Any]],
+    decision: Decision, case_ref: str | None,
+) -> dict[str, Any]:
+    return {
+        "userMessage": _ref(user_msg),
+        "condensedQuestion": cond.standalone_question,
+        "intent": cond.intent,
+        "sentiment": cond.sentiment,
+        "confidence": confidence,
+        "passages": passages,
+        "escalated": decision.escalate,
+        "escalationReason": decision.reason,
+        "caseRef": case_ref,
+    }
+
+
+def _citation_meta(
+    services: Services, answer: Answer | None, passages: Sequence[Any]
+) -> list[dict[str, Any]]:
+    """Citations as the widget shows them: number, title, breadcrumb and a link for articles."""
+    if answer is None:
+        return []
+    by_id = {p.hit.passage_id: p.hit for p in passages}
+    out = []
+    for c in answer.citations:
+        hit = by_id.get(str(c.get("passageId")))
+        entry = dict(c)
+        entry["breadcrumb"] = hit.breadcrumb if hit else None
+        entry["url"] = services.article_url(str(c.get("docId")), hit.audience if hit else "all") \
+            if c.get("kind") == "doc" else None
+        out.append(entry)
+    return out
+
+
+async def _store_reply(
+    services: Services, conv: Conversation, text: str, meta: dict[str, Any]
+) -> Message:
+    seq = await services.store.conversations.allocate_seq(conv.id)
+    return await services.store.messages.append(
+        conv, seq=seq, role="assistant", content=text, meta=meta
+    )
+
+
+async def _remember(
+    services: Services, conv: Conversation, user_msg: Message, failed: int, intent: str
+) -> None:
+    """Counters, verbatim facts, and (every few turns, off the request path) the summary."""
+    store, tuning = services.store, services.tuning
+    await store.conversations.record_turn(conv.id, failed_turns=failed, last_intent=intent)
+    new_facts = memory.extract_facts(user_msg.content, user_msg.seq)
+    if new_facts:
+        merged = memory.merge_facts(memory.facts_from_docs(conv.facts), new_facts)
+        await store.conversations.update(conv.id, {"facts": [f.to_doc() for f in merged]})
+    if memory.should_summarize(conv.turn_count + 1, tuning):
+        services.spawn(_summarize(services, conv.id))
+
+
+async def _summarize(services: Services, conversation_id: str) -> None:
+    store = services.store
+    conv = await store.conversations.get(conversation_id)
+    if conv is None:
+        return
+    messages = await store.messages.after(conv.id, conv.summarized_through_seq)
+    if not messages:
+        return
+    model = services.fallback_model if services.settings.llm == "offline" else services.chat_model
+    summary = await memory.summarize(messages, conv.summary, model, services.tuning)
+    await store.conversations.update(
+        conv.id, {"summary": summary, "summarized_through_seq": messages[-1].seq}
+    )
+
+

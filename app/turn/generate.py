@@ -1,0 +1,375 @@
+"""Generate (DESIGN 8): one turn's answer with checked citations, or an honest "I don't know".
+
+Rules, in order:
+
+1. `acknowledgment` ("thanks", "that worked") → a short personal reply; no passages, no model call.
+2. confidence `none` and no tool result that found something → an honest reply (what the lookups
+   said, or "I don't have enough information…") with the offer of a person; no model call: a
+   model given nothing relevant can only guess.
+3. otherwise the configured chat model answers from the prompt of `app.turn.prompt`. If it raises
+   `ProviderError`, times out, or returns nothing, the fallback (offline) model answers this turn
+   instead and `fallback_reason` says why; the customer never sees an error.
+4. every `[n]` in the answer is checked against the passages supplied; invalid ones are removed
+   and counted (`invalid_citations`).
+
+`stream_answer` is the same turn as text deltas for the SSE endpoint: it yields `str` pieces
+whose concatenation is exactly `Answer.text`, then the `Answer` itself as the last item. A model
+failing mid-stream cannot take back what was shown, so the offline answer is appended after a
+short apology and the failure is recorded the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+from app.providers.chat.base import (
+    ChatModel,
+    GenerationReply,
+    GenerationRequest,
+    PassageLike,
+    StreamDone,
+    StreamEvent,
+    ToolCall,
+    ToolOutcome,
+    ToolRunner,
+    Usage,
+)
+from app.providers.chat.offline import acknowledgment_reply, no_answer_reply
+from app.providers.errors import ProviderError
+from app.turn.citations import CitationStreamFilter, check_citations
+from app.turn.memory import MemoryContext
+from app.turn.prompt import build_request
+from app.turn.tools import TOOL_SPECS
+from tuning import Tuning
+
+log = logging.getLogger(__name__)
+
+AnswerKind = Literal["answer", "no_answer", "acknowledgment"]
+RULES = "rules"  # the `model` of replies that needed no model
+INTERRUPTED = " …\n\nSorry, my connection dropped while answering. "
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    kind: AnswerKind
+    citations: tuple[dict[str, Any], ...]  # [{n, passageId, docId, title, kind}]
+    invalid_citations: int
+    model: str  # who wrote it: "anthropic:<model>", "offline", or "rules"
+    fallback_reason: str | None
+    usage: Usage
+    latency_ms: int
+    tool_calls: tuple[ToolCall, ...] = ()  # tools the model called while answering
+
+    def to_meta(self) -> dict[str, Any]:
+        """The generation part of the assistant message's `meta` (DESIGN 3)."""
+        return {
+            "answerKind": self.kind,
+            "citations": [dict(c) for c in self.citations],
+            "invalidCitations": self.invalid_citations,
+            "model": self.model,
+            "fallbackReason": self.fallback_reason,
+            "tokens": self.usage.to_meta(),
+            "modelTools": [c.trace() for c in self.tool_calls],
+        }
+
+
+def _citations(
+    numbers: Sequence[int], passages: Sequence[PassageLike]
+) -> tuple[dict[str, Any], ...]:
+    out = []
+    for n in numbers:
+        p = passages[n - 1]
+        out.append({"n": n, "passageId": p.id, "docId": p.doc_id, "title": p.title, "kind": p.kind})
+    return tuple(out)
+
+
+def _elapsed_ms(start: float) -> int:
+    return round((time.perf_counter() - start) * 1000)
+
+
+def _reason(exc: BaseException, timeout_seconds: float | None) -> str:
+    if isinstance(exc, TimeoutError):
+        return f"timeout after {timeout_seconds}s" if timeout_seconds else "timeout"
+    return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def _shortcut(
+    *,
+    original: str,
+    question: str,
+    tool_results: Sequence[ToolOutcome],
+    customer_name: str | None,
+    confidence: str,
+    intent: str,
+    start: float,
+) -> Answer | None:
+    """Rules 1 and 2: replies that need no model."""
+    kind: AnswerKind
+    if intent == "acknowledgment":
+        text, kind = acknowledgment_reply(original or question, customer_name), "acknowledgment"
+    elif confidence == "none" and not any(r.ok and r.found for r in tool_results):
+        text, kind = no_answer_reply(tool_results), "no_answer"
+    else:
+        return None
+    return Answer(text, kind, (), 0, RULES, None, Usage(), _elapsed_ms(start))
+
+
+def _request(
+    *,
+    question: str,
+    original: str,
+    passages: Sequence[PassageLike],
+    tool_results: Sequence[ToolOutcome],
+    memory_context: MemoryContext | None,
+    customer_name: str | None,
+    confidence: str,
+    intent: str,
+    tool_runner: ToolRunner | None,
+) -> GenerationRequest:
+    return build_request(
+        question=question,
+        original=original,
+        passages=passages,
+        tool_results=tool_results,
+        memory=memory_context,
+        customer_name=customer_name,
+        confidence=confidence,
+        intent=intent,
+        tools=TOOL_SPECS,
+        tool_runner=tool_runner,
+    )
+
+
+def _offline_request(request: GenerationRequest) -> GenerationRequest:
+    return dataclasses.replace(request, tools=(), tool_runner=None)
+
+
+async def _within(awaitable: Awaitable[T], timeout_seconds: float | None) -> T:
+    if timeout_seconds is None:
+        return await awaitable
+    return await asyncio.wait_for(awaitable, timeout_seconds)
+
+
+async def _timed(
+    events: AsyncIterator[StreamEvent], timeout_seconds: float | None
+) -> AsyncGenerator[StreamEvent, None]:
+    """`events` with an overall deadline applied while *waiting* for each event.
+
+    (An `asyncio.timeout` around the loop would also span our own `yield`s and could cancel the
+    consumer instead of the provider.)
+    """
+    iterator = aiter(events)
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout_seconds is None else loop.time() + timeout_seconds
+    try:
+        while True:
+            if deadline is None:
+                waiting: Awaitable[StreamEvent] = anext(iterator)
+            else:
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    raise TimeoutError
+                waiting = asyncio.wait_for(anext(iterator), remaining)
+            try:
+                event = await waiting
+            except StopAsyncIteration:
+                return
+            yield event
+    finally:
+        close = getattr(iterator, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def generate_answer(
+    *,
+    question: str,
+    original: str,
+    passages: Sequence[PassageLike],
+    tool_results: Sequence[ToolOutcome],
+    memory_context: MemoryContext | None,
+    customer_name: str | None,
+    confidence: str,
+    intent: str,
+    chat_model: ChatModel,
+    fallback_model: ChatModel,
+    tuning: Tuning,
+    tool_runner: ToolRunner | None = None,
+    timeout_seconds: float | None = None,
+) -> Answer:
+    """The answer for one turn (see the module doc for the rules)."""
+    start = time.perf_counter()
+    passages = list(passages)[: tuning.top_passages]
+    short = _shortcut(
+        original=original,
+        question=question,
+        tool_results=tool_results,
+        customer_name=customer_name,
+        confidence=confidence,
+        intent=intent,
+        start=start,
+    )
+    if short is not None:
+        return short
+    request = _request(
+        question=question,
+        original=original,
+        passages=passages,
+        tool_results=tool_results,
+        memory_context=memory_context,
+        customer_name=customer_name,
+        confidence=confidence,
+        intent=intent,
+        tool_runner=tool_runner,
+    )
+    reason: str | None = None
+    reply: GenerationReply | None = None
+    try:
+        reply = await _within(chat_model.generate(request), timeout_seconds)
+        if not reply.text.strip():
+            raise ProviderError("empty reply")
+    except (ProviderError, TimeoutError) as exc:
+        reason = _reason(exc, timeout_seconds)
+        log.warning("chat model %s failed, answering offline: %s", chat_model.name, reason)
+        reply = None
+        if fallback_model is not chat_model:
+            try:
+                reply = await fallback_model.generate(_offline_request(request))
+            except ProviderError as second:
+                log.error("fallback model failed too: %s", second)
+    if reply is None or not reply.text.strip():
+        text = no_answer_reply(tool_results)
+        return Answer(text, "no_answer", (), 0, RULES, reason, Usage(), _elapsed_ms(start))
+    check = check_citations(reply.text, len(passages))
+    text = check.text.strip() or no_answer_reply(tool_results)
+    return Answer(
+        text=text,
+        kind="answer",
+        citations=_citations(check.valid, passages),
+        invalid_citations=check.invalid,
+        model=reply.model,
+        fallback_reason=reason,
+        usage=reply.usage,
+        latency_ms=_elapsed_ms(start),
+        tool_calls=reply.tool_calls,
+    )
+
+
+async def stream_answer(
+    *,
+    question: str,
+    original: str,
+    passages: Sequence[PassageLike],
+    tool_results: Sequence[ToolOutcome],
+    memory_context: MemoryContext | None,
+    customer_name: str | None,
+    confidence: str,
+    intent: str,
+    chat_model: ChatModel,
+    fallback_model: ChatModel,
+    tuning: Tuning,
+    tool_runner: ToolRunner | None = None,
+    timeout_seconds: float | None = None,
+) -> AsyncIterator[str | Answer]:
+    """`generate_answer` as text deltas (`str`), then the `Answer` as the last item."""
+    start = time.perf_counter()
+    passages = list(passages)[: tuning.top_passages]
+    short = _shortcut(
+        original=original,
+        question=question,
+        tool_results=tool_results,
+        customer_name=customer_name,
+        confidence=confidence,
+        intent=intent,
+        start=start,
+    )
+    if short is not None:
+        yield short.text
+        yield short
+        return
+    request = _request(
+        question=question,
+        original=original,
+        passages=passages,
+        tool_results=tool_results,
+        memory_context=memory_context,
+        customer_name=customer_name,
+        confidence=confidence,
+        intent=intent,
+        tool_runner=tool_runner,
+    )
+    citations = CitationStreamFilter(len(passages))
+    raw: list[str] = []
+    shown: list[str] = []
+    reply: GenerationReply | None = None
+    reason: str | None = None
+    interrupted = False
+
+    def feed(delta: str) -> str:
+        raw.append(delta)
+        out = citations.feed(delta)
+        if out:
+            shown.append(out)
+        return out
+
+    try:
+        async with aclosing(_timed(chat_model.stream(request), timeout_seconds)) as events:
+            async for event in events:
+                if isinstance(event, StreamDone):
+                    reply = event.reply
+                elif out := feed(event.text):
+                    yield out
+        if reply is None:
+            raise ProviderError("stream ended without a final reply")
+        if not "".join(raw).strip():
+            raise ProviderError("empty reply")
+    except (ProviderError, TimeoutError) as exc:
+        reason = _reason(exc, timeout_seconds)
+        log.warning("chat model %s failed, answering offline: %s", chat_model.name, reason)
+        interrupted = bool("".join(raw).strip())
+        reply = None
+        if interrupted and (out := feed(INTERRUPTED)):
+            yield out
+        if fallback_model is not chat_model:
+            try:
+                async with aclosing(
+                    _timed(fallback_model.stream(_offline_request(request)), None)
+                ) as events:
+                    async for event in events:
+                        if isinstance(event, StreamDone):
+                            reply = event.reply
+                        elif out := feed(event.text):
+                            yield out
+            except ProviderError as second:
+                log.error("fallback model failed too: %s", second)
+                reply = None
+        if reply is None and (out := feed(no_answer_reply(tool_results))):
+            yield out
+    if out := citations.flush():
+        shown.append(out)
+        yield out
+    text = "".join(shown)
+    check = check_citations("".join(raw), len(passages))
+    if check.text != text:  # pragma: no cover - the filter guarantees equality
+        log.error("streamed text and checked text differ")
+    yield Answer(
+        text=text,
+        kind="answer" if reply is not None or interrupted else "no_answer",
+        citations=_citations(check.valid, passages),
+        invalid_citations=check.invalid,
+        model=reply.model if reply is not None else RULES,
+        fallback_reason=reason,
+        usage=reply.usage if reply is not None else Usage(),
+        latency_ms=_elapsed_ms(start),
+        tool_calls=reply.tool_calls if reply is not None else (),
+    )

@@ -1,0 +1,265 @@
+"""Retrieval for one turn (DESIGN 5): embed → three pre-filtered rankers → fuse → rerank → band.
+
+`retrieve()` never raises for bad input or a failing provider: it returns a result with
+confidence `none`, empty passages and a `reason`, and logs the reason (never the query text,
+which may hold personal data). A ranker that fails while others succeed is recorded in
+`errors` and the turn continues on the rest; a failing reranker leaves the fused order with no
+rerank scores and confidence `none` (an unscored passage is not evidence).
+
+Every intermediate ranked list and per-stage latency is kept on the result, so the eval harness
+measures exactly what a turn does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import re
+import time
+import unicodedata
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import TypeVar
+
+from app.providers.embeddings.base import Embedder
+from app.providers.rerank.base import Reranker
+from app.search.base import Hit, SearchBackend
+from app.turn.confidence import Band, confidence_band
+from app.turn.entitlement import SearchFilter, filter_for_customer
+from app.turn.fuse import RANKERS, FusedCandidate, fuse
+from app.turn.rerank import RankedPassage, rerank_candidates, rerank_query, unranked
+from tuning import Tuning
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+LATENCY_STAGES: tuple[str, ...] = (
+    "embed",
+    "dense_chunks",
+    "bm25_articles",
+    "dense_tickets",
+    "fuse",
+    "rerank",
+    "total",
+)
+RANKED_STAGES: tuple[str, ...] = (
+    "dense_chunks",
+    "bm25_articles",
+    "dense_tickets",
+    "fused",
+    "fused_rerank",
+)
+
+
+@dataclass(frozen=True)
+class RetrievalResult:
+    """Everything retrieval saw and decided for one query."""
+
+    query: str  # the cleaned text that was embedded and searched
+    rerank_query: str  # the cleaned text passages were reranked against
+    filter: SearchFilter
+    reranker: str
+    dense_chunks: tuple[Hit, ...] = ()
+    bm25_articles: tuple[Hit, ...] = ()
+    dense_tickets: tuple[Hit, ...] = ()
+    fused: tuple[FusedCandidate, ...] = ()
+    reranked: tuple[RankedPassage, ...] = ()  # the whole reranked shortlist, best first
+    passages: tuple[RankedPassage, ...] = ()  # the top `tuning.top_passages` of `reranked`
+    confidence: Band = "none"
+    top_rerank_score: float | None = None
+    latency_ms: Mapping[str, float] = field(default_factory=dict)
+    reason: str | None = None  # why nothing was retrieved
+    errors: tuple[str, ...] = ()  # partial failures that did not empty the result
+    truncated: bool = False  # the query was cut to tuning.max_message_chars
+
+    def ranked_hits(self, stage: str) -> list[Hit]:
+        """The ranked list of one stage of `RANKED_STAGES`, as hits.
+
+        `fused_rerank` is the reranked shortlist followed by the fused candidates beyond it.
+        """
+        if stage == "dense_chunks":
+            return list(self.dense_chunks)
+        if stage == "bm25_articles":
+            return list(self.bm25_articles)
+        if stage == "dense_tickets":
+            return list(self.dense_tickets)
+        if stage == "fused":
+            return [c.hit for c in self.fused]
+        if stage == "fused_rerank":
+            head = [p.hit for p in self.reranked]
+            seen = {h.passage_id for h in head}
+            return head + [c.hit for c in self.fused if c.hit.passage_id not in seen]
+        raise ValueError(f"unknown stage {stage!r}; expected one of {RANKED_STAGES}")
+
+    def ranked_doc_ids(self, stage: str) -> list[str]:
+        """Source document ids (article slug or ticket id) of a stage, in rank order."""
+        return [h.doc_id for h in self.ranked_hits(stage)]
+
+
+_DROP_CATEGORIES = frozenset({"Cf", "Cs", "Co"})  # format (zero-width, bidi), surrogates, private
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")  # terminal colour codes in pasted logs
+_SPACE = re.compile(r"\s+")
+
+
+def clean_query(text: str | None, max_chars: int) -> tuple[str, bool]:
+    """ANSI escapes and format characters removed, other control characters made spaces,
+    whitespace collapsed, cut to `max_chars` (on a word boundary when one is near).
+
+    Returns (text, truncated).
+    """
+    if not text:
+        return "", False
+    kept = []
+    for ch in _ANSI.sub(" ", text):
+        category = unicodedata.category(ch)
+        if category in _DROP_CATEGORIES:
+            continue
+        kept.append(" " if category == "Cc" else ch)
+    cleaned = _SPACE.sub(" ", "".join(kept)).strip()
+    if len(cleaned) <= max_chars:
+        return cleaned, False
+    cut = cleaned[:max_chars]
+    space = cut.rfind(" ", max(0, max_chars - 40))
+    return (cut[:space] if space > 0 else cut).rstrip(), True
+
+
+async def _timed(awaitable: Awaitable[T]) -> tuple[T | BaseException, float]:
+    start = time.perf_counter()
+    try:
+        result: T | BaseException = await awaitable
+    except Exception as exc:
+        result = exc
+    return result, (time.perf_counter() - start) * 1000.0
+
+
+def _valid_vector(vector: Sequence[float]) -> bool:
+    return bool(vector) and all(math.isfinite(x) for x in vector) and any(x != 0 for x in vector)
+
+
+async def retrieve(
+    query_original: str,
+    query_condensed: str,
+    customer_plan: str | None,
+    customer_locale: str | None,
+    *,
+    backend: SearchBackend,
+    embedder: Embedder,
+    reranker: Reranker,
+    tuning: Tuning,
+    now: datetime | None = None,
+) -> RetrievalResult:
+    """Retrieve, fuse, rerank and band passages for one customer message.
+
+    Searches with the condensed question (the original when it is blank); reranks against the
+    original message (the condensed question when the original is blank). `customer_plan`
+    and `customer_locale` are None for an anonymous visitor (free rung, "en").
+    """
+    started = time.perf_counter()
+    filt = filter_for_customer(customer_plan, customer_locale, tuning)
+    original, cut_o = clean_query(query_original, tuning.max_message_chars)
+    condensed, cut_c = clean_query(query_condensed, tuning.max_message_chars)
+    search_text = condensed or original
+    base = RetrievalResult(
+        query=search_text,
+        rerank_query=rerank_query(original, condensed),
+        filter=filt,
+        reranker=reranker.name,
+        truncated=cut_o or cut_c,
+    )
+    try:
+        result = await _retrieve(base, backend, embedder, reranker, tuning, now)
+    except Exception as exc:  # the contract: never an exception to the caller
+        log.exception("retrieval failed unexpectedly")
+        result = _empty(base, {}, f"internal error: {type(exc).__name__}")
+    latency = dict(result.latency_ms)
+    latency["total"] = (time.perf_counter() - started) * 1000.0
+    return replace(result, latency_ms={k: round(latency.get(k, 0.0), 3) for k in LATENCY_STAGES})
+
+
+def _empty(base: RetrievalResult, latency: Mapping[str, float], reason: str) -> RetrievalResult:
+    log.info("retrieval returned nothing: %s", reason)
+    return replace(base, latency_ms=dict(latency), reason=reason, confidence="none")
+
+
+async def _retrieve(
+    base: RetrievalResult,
+    backend: SearchBackend,
+    embedder: Embedder,
+    reranker: Reranker,
+    tuning: Tuning,
+    now: datetime | None,
+) -> RetrievalResult:
+    latency: dict[str, float] = {}
+    if not base.query:
+        return _empty(base, latency, "empty query")
+
+    vector, latency["embed"] = await _timed(embedder.embed_query(base.query))
+    if isinstance(vector, BaseException):
+        return _empty(base, latency, f"embedding failed: {type(vector).__name__}: {vector}")
+    if not _valid_vector(vector):
+        return _empty(base, latency, "embedding failed: empty or non-finite vector")
+
+    filt = base.filter
+    outcomes = await asyncio.gather(
+        _timed(
+            backend.dense_chunks(vector, filt, tuning.vector_limit, tuning.vector_num_candidates)
+        ),
+        _timed(backend.bm25_articles(base.query, filt, tuning.keyword_limit)),
+        _timed(
+            backend.dense_tickets(
+                vector,
+                filt,
+                tuning.ticket_limit,
+                tuning.ticket_min_quality,
+                tuning.vector_num_candidates,
+            )
+        ),
+    )
+    errors: list[str] = []
+    lists: dict[str, list[Hit]] = {}
+    for name, (outcome, ms) in zip(RANKERS, outcomes, strict=True):
+        latency[name] = ms
+        if isinstance(outcome, BaseException):
+            errors.append(f"{name}: {type(outcome).__name__}: {outcome}")
+            log.warning("ranker %s failed: %s", name, outcome)
+            lists[name] = []
+        else:
+            lists[name] = list(outcome)
+    staged = replace(
+        base,
+        dense_chunks=tuple(lists["dense_chunks"]),
+        bm25_articles=tuple(lists["bm25_articles"]),
+        dense_tickets=tuple(lists["dense_tickets"]),
+        errors=tuple(errors),
+    )
+    if len(errors) == 3:
+        return _empty(staged, latency, "search failed: " + "; ".join(errors))
+
+    start = time.perf_counter()
+    fused = fuse(lists["dense_chunks"], lists["bm25_articles"], lists["dense_tickets"], tuning, now)
+    latency["fuse"] = (time.perf_counter() - start) * 1000.0
+    staged = replace(staged, fused=tuple(fused))
+    if not fused:
+        return _empty(staged, latency, "no matches")
+
+    ranked, latency["rerank"] = await _timed(
+        rerank_candidates(base.rerank_query, fused, reranker, tuning.rerank_shortlist)
+    )
+    if isinstance(ranked, BaseException):
+        errors.append(f"rerank: {type(ranked).__name__}: {ranked}")
+        log.warning("reranker %s failed: %s", reranker.name, ranked)
+        ranked = unranked(fused[: tuning.rerank_shortlist])
+    passages = ranked[: tuning.top_passages]
+    top = passages[0].rerank_score if passages else None
+    return replace(
+        staged,
+        reranked=tuple(ranked),
+        passages=tuple(passages),
+        top_rerank_score=top,
+        confidence=confidence_band(top, reranker.name, tuning),
+        latency_ms=latency,
+        errors=tuple(errors),
+    )

@@ -1,0 +1,563 @@
+/* Concierge support dashboard: metrics, docs gaps and the escalation queue (admin bearer token). */
+(function () {
+  'use strict';
+  const $ = (sel) => document.querySelector(sel);
+  const TOKEN_KEY = 'concierge.adminToken';
+  const AGENT_KEY = 'concierge.agentName';
+  const COLORS = {
+    conversations: '#d0d5dd', deflected: '#0b5fff', resolved: '#12b76a', escalated: '#f04438',
+    strong: '#12b76a', weak: '#f79009', none: '#f04438',
+    policy: '#7a5af8', explicit: '#0b5fff', frustration: '#f04438', failed_turns: '#f79009',
+  };
+  const REASON_LABELS = { policy: 'Policy intent', explicit: 'Asked for a person', frustration: 'Frustration', failed_turns: 'Failed turns' };
+
+  let selectedCase = null;
+
+  function h(tag, attrs) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === 'class') el.className = v;
+      else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+      else el.setAttribute(k, v === true ? '' : String(v));
+    }
+    for (let i = 2; i < arguments.length; i++) add(el, arguments[i]);
+    return el;
+  }
+  function add(el, kid) {
+    if (kid === null || kid === undefined || kid === false) return;
+    if (Array.isArray(kid)) kid.forEach((k) => add(el, k));
+    else el.append(kid.nodeType ? kid : String(kid));
+  }
+  const pct = (r) => (typeof r === 'number' ? `${Math.round((r <= 1 ? r * 100 : r) * 10) / 10}%` : '—');
+  const num = (x, d) => (typeof x === 'number' && isFinite(x) ? x.toFixed(d) : '—');
+  const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+  function isoDay(d) {
+    return d.toISOString().slice(0, 10);
+  }
+  function relative(iso) {
+    const ms = Date.parse(iso) - Date.now();
+    if (!isFinite(ms)) return '';
+    const mins = Math.round(Math.abs(ms) / 60000);
+    const text = mins < 60 ? `${mins} min` : mins < 48 * 60 ? `${Math.floor(mins / 60)} h ${mins % 60} min` : `${Math.round(mins / 1440)} days`;
+    return ms >= 0 ? `in ${text}` : `${text} ago`;
+  }
+
+  // ------------------------------------------------------------ auth + fetch
+  class HttpError extends Error {
+    constructor(status, detail) {
+      super(detail || `HTTP ${status}`);
+      this.status = status;
+    }
+  }
+  function token() {
+    try {
+      return sessionStorage.getItem(TOKEN_KEY);
+    } catch (_) {
+      return null;
+    }
+  }
+  async function api(path, opts) {
+    opts = opts || {};
+    const headers = { Accept: 'application/json', Authorization: 'Bearer ' + (token() || '') };
+    if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
+    let res;
+    try {
+      res = await fetch(path, { method: opts.method || 'GET', headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), cache: 'no-store' });
+    } catch (_) {
+      throw new HttpError(0, "Couldn't reach the server.");
+    }
+    if (res.status === 401) {
+      signOut('That admin token was rejected (or it expired). Sign in again.');
+      throw new HttpError(401, 'unauthorized');
+    }
+    let body = null;
+    try {
+      body = await res.json();
+    } catch (_) {
+      /* empty */
+    }
+    if (!res.ok) {
+      const d = body && body.detail;
+      throw new HttpError(res.status, typeof d === 'string' ? d : Array.isArray(d) ? d.map((x) => x.msg).join('; ') : `HTTP ${res.status}`);
+    }
+    return body;
+  }
+  function signOut(message) {
+    try {
+      sessionStorage.removeItem(TOKEN_KEY);
+    } catch (_) {
+      /* ignore */
+    }
+    $('#dashboard').hidden = true;
+    $('#login').hidden = false;
+    $('#signed-in').hidden = true;
+    $('#sign-out').hidden = true;
+    $('#login-error').textContent = message || '';
+    $('#token').value = '';
+    $('#token').focus();
+  }
+  async function signIn(t) {
+    try {
+      sessionStorage.setItem(TOKEN_KEY, t);
+    } catch (_) {
+      /* ignore */
+    }
+    $('#login').hidden = true;
+    $('#dashboard').hidden = false;
+    $('#signed-in').hidden = false;
+    $('#sign-out').hidden = false;
+    await Promise.all([loadOverview(), loadQueue()]);
+  }
+
+  // ------------------------------------------------------------ overview
+  function rangeParams() {
+    return `from=${encodeURIComponent($('#from').value)}&to=${encodeURIComponent($('#to').value)}`;
+  }
+  function setRange(days) {
+    const to = new Date();
+    const from = new Date(Date.now() - (days - 1) * 86400000);
+    $('#from').value = isoDay(from);
+    $('#to').value = isoDay(to);
+  }
+  function daysBetween(from, to) {
+    const out = [];
+    const end = Date.parse(to + 'T00:00:00Z');
+    for (let t = Date.parse(from + 'T00:00:00Z'); t <= end && out.length < 400; t += 86400000) out.push(isoDay(new Date(t)));
+    return out;
+  }
+  async function loadOverview() {
+    const err = $('#range-error');
+    err.hidden = true;
+    if ($('#from').value > $('#to').value) {
+      err.textContent = '“From” must not be after “To”.';
+      err.hidden = false;
+      return;
+    }
+    let metrics, gaps;
+    try {
+      [metrics, gaps] = await Promise.all([api(`/v1/admin/metrics?${rangeParams()}`), api(`/v1/admin/gaps?${rangeParams()}`)]);
+    } catch (e) {
+      if (e.status !== 401) {
+        err.textContent = `Couldn't load metrics: ${e.message}`;
+        err.hidden = false;
+      }
+      return;
+    }
+    renderHeadline(metrics);
+    renderDaily(metrics);
+    renderConfidence(metrics.confidenceMix || {});
+    renderReasons(metrics.escalationReasons || {});
+    renderGaps(gaps.gaps || []);
+  }
+  function stat(label, value, sub, cls) {
+    return h('div', { class: 'stat' + (cls ? ' ' + cls : '') }, h('span', { class: 'label' }, label), h('span', { class: 'value' }, value), sub ? h('span', { class: 'sub' }, sub) : null);
+  }
+  function renderHeadline(m) {
+    const t = m.totals || {};
+    const spend = m.spend || {};
+    const pair = h(
+      'div',
+      { class: 'stat pair', 'data-stat': 'rates' },
+      h('div', null, h('span', { class: 'label' }, 'Deflection rate'), h('span', { class: 'value blue', 'data-rate': 'deflection' }, pct(t.deflectionRate)), h('span', { class: 'sub' }, `${t.deflected || 0} ended without a person`)),
+      h('div', null, h('span', { class: 'label' }, 'Confirmed resolution'), h('span', { class: 'value green', 'data-rate': 'resolution' }, pct(t.resolutionRate)), h('span', { class: 'sub' }, `${t.resolved || 0} said “yes, solved”`))
+    );
+    $('#headline').replaceChildren(
+      stat('Conversations', String(t.conversations || 0), `${m.from || $('#from').value} → ${m.to || $('#to').value}`),
+      pair,
+      stat('Unconfirmed deflections', String(t.unconfirmedDeflections || 0), 'no escalation, no “solved”'),
+      stat('Escalated', String(t.escalated || 0), 'handed to a person'),
+      stat('Median latency', typeof m.medianLatencyMs === 'number' ? `${Math.round(m.medianLatencyMs)} ms` : '—', 'per answered turn'),
+      stat('LLM spend today', typeof spend.usd === 'number' ? `$${spend.usd.toFixed(2)}` : '—', spend.capReached ? 'daily cap reached — offline fallback' : typeof spend.capUsd === 'number' ? `cap $${spend.capUsd.toFixed(2)}` : '', spend.capReached ? 'warn' : '')
+    );
+  }
+  function legend(el, items) {
+    el.replaceChildren(
+      ...items.map((it) => {
+        const sw = h('span', { class: 'sw', 'aria-hidden': 'true' });
+        sw.style.background = it.color;
+        return h('li', null, sw, it.label);
+      })
+    );
+  }
+  function renderDaily(m) {
+    const from = m.from || $('#from').value;
+    const to = m.to || $('#to').value;
+    const byDate = Object.fromEntries((m.perDay || []).map((d) => [d.date, d]));
+    const days = daysBetween(from, to);
+    const pick = (k) => days.map((d) => (byDate[d] ? byDate[d][k] || 0 : 0));
+    const t = m.totals || {};
+    window.Charts.lines($('#chart-daily'), {
+      title: 'Deflected and confirmed-resolved conversations per day',
+      desc: `From ${from} to ${to}: ${t.deflected || 0} deflected (${pct(t.deflectionRate)}), ${t.resolved || 0} confirmed resolved (${pct(t.resolutionRate)}), of ${t.conversations || 0} conversations.`,
+      labels: days.map((d) => d.slice(5)),
+      bars: { name: 'conversations', color: COLORS.conversations, values: pick('conversations') },
+      series: [
+        { name: 'deflected', color: COLORS.deflected, values: pick('deflected') },
+        { name: 'resolved (confirmed)', color: COLORS.resolved, values: pick('resolved') },
+        { name: 'escalated', color: COLORS.escalated, values: pick('escalated'), dash: '5 4' },
+      ],
+    });
+    legend($('#legend-daily'), [
+      { label: 'Conversations (bars)', color: COLORS.conversations },
+      { label: 'Deflected', color: COLORS.deflected },
+      { label: 'Resolved (confirmed by customer)', color: COLORS.resolved },
+      { label: 'Escalated (dashed)', color: COLORS.escalated },
+    ]);
+    const rows = (m.perDay || []).map((d) =>
+      h('tr', null, h('th', { scope: 'row' }, d.date), h('td', { class: 'num' }, d.conversations), h('td', { class: 'num' }, d.deflected), h('td', { class: 'num' }, d.resolved), h('td', { class: 'num' }, d.escalated))
+    );
+    $('#table-daily').replaceChildren(
+      h(
+        'div',
+        { class: 'table-scroll' },
+        h(
+          'table',
+          null,
+          h('caption', null, 'Days with conversations'),
+          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Date'), h('th', { scope: 'col', class: 'num' }, 'Conversations'), h('th', { scope: 'col', class: 'num' }, 'Deflected'), h('th', { scope: 'col', class: 'num' }, 'Resolved'), h('th', { scope: 'col', class: 'num' }, 'Escalated'))),
+          h('tbody', null, rows.length ? rows : h('tr', null, h('td', { colspan: '5', class: 'empty' }, 'No conversations in this range.')))
+        )
+      )
+    );
+  }
+  function renderConfidence(mix) {
+    const segs = ['strong', 'weak', 'none'].map((k) => ({ label: k, value: mix[k] || 0, color: COLORS[k] }));
+    const total = segs.reduce((a, b) => a + b.value, 0);
+    window.Charts.stacked($('#chart-confidence'), {
+      title: 'Confidence band of answered turns',
+      desc: segs.map((s) => `${s.label}: ${s.value}`).join(', ') + '.',
+      segments: segs,
+    });
+    legend($('#legend-confidence'), segs.map((s) => ({ label: `${s.label} — ${s.value}${total ? ` (${Math.round((s.value / total) * 100)}%)` : ''}`, color: s.color })));
+  }
+  function renderReasons(reasons) {
+    const keys = ['policy', 'explicit', 'frustration', 'failed_turns'].concat(Object.keys(reasons).filter((k) => !(k in REASON_LABELS)));
+    const items = keys.map((k) => ({ label: REASON_LABELS[k] || k, value: reasons[k] || 0, color: COLORS[k] || '#667085' }));
+    window.Charts.hbars($('#chart-reasons'), {
+      title: 'Escalations by reason',
+      desc: items.map((i) => `${i.label}: ${i.value}`).join(', ') + '.',
+      items,
+    });
+  }
+  function renderGaps(gaps) {
+    const box = $('#gaps');
+    if (!gaps.length) {
+      box.replaceChildren(h('p', { class: 'empty' }, 'No weak or unanswered turns in this range.'));
+      return;
+    }
+    box.replaceChildren(
+      h(
+        'div',
+        { class: 'table-scroll' },
+        h(
+          'table',
+          { id: 'gaps-table' },
+          h('caption', null, `${gaps.length} intents with weak or missing answers`),
+          h(
+            'thead',
+            null,
+            h('tr', null, h('th', { scope: 'col' }, 'Intent'), h('th', { scope: 'col', class: 'num' }, 'Turns'), h('th', { scope: 'col', class: 'num' }, 'Escalated'), h('th', { scope: 'col', class: 'num' }, 'Avg top score'), h('th', { scope: 'col' }, 'Example questions'))
+          ),
+          h(
+            'tbody',
+            null,
+            gaps.map((g) =>
+              h(
+                'tr',
+                null,
+                h('th', { scope: 'row' }, h('span', { class: 'chip' }, g.intent)),
+                h('td', { class: 'num' }, g.count),
+                h('td', { class: 'num' }, g.escalated),
+                h('td', { class: 'num' }, num(g.avgTopScore, 3)),
+                h('td', null, (g.examples || []).length ? h('ul', { class: 'examples' }, g.examples.map((e) => h('li', null, e))) : '—')
+              )
+            )
+          )
+        )
+      )
+    );
+  }
+
+  // ------------------------------------------------------------ escalation queue
+  function slaBadge(c) {
+    if (c.status === 'resolved') return h('span', { class: 'badge resolved' }, 'done');
+    if (c.breached) return h('span', { class: 'badge breached', 'data-sla': 'breached' }, `SLA breached ${relative(c.slaDueAt)}`);
+    const soon = Date.parse(c.slaDueAt) - Date.now() < 3600000;
+    return h('span', { class: 'badge ' + (soon ? 'soon' : 'due'), 'data-sla': 'due', title: when(c.slaDueAt) }, `due ${relative(c.slaDueAt)}`);
+  }
+  function customerLabel(c) {
+    if (!c) return 'anonymous';
+    return `${c.name || c.id}${c.plan ? ' · ' + c.plan : ''}`;
+  }
+  async function loadQueue() {
+    const status = $('#status-filter').value;
+    const box = $('#queue');
+    let data;
+    try {
+      data = await api('/v1/admin/escalations' + (status ? `?status=${status}` : ''));
+    } catch (e) {
+      if (e.status !== 401) box.replaceChildren(h('p', { class: 'error', role: 'alert' }, `Couldn't load the queue: ${e.message}`));
+      return;
+    }
+    const items = data.escalations || [];
+    if (!items.length) {
+      box.replaceChildren(h('p', { class: 'empty' }, `No ${status || ''} escalations.`));
+      return;
+    }
+    box.replaceChildren(
+      h(
+        'div',
+        { class: 'table-scroll' },
+        h(
+          'table',
+          { id: 'queue-table' },
+          h('caption', null, `${items.length} ${status || 'total'} escalation${items.length === 1 ? '' : 's'}`),
+          h(
+            'thead',
+            null,
+            h('tr', null, ['Case', 'Status', 'Reason', 'Customer', 'Asked for', 'SLA', 'Claimed by'].map((c) => h('th', { scope: 'col' }, c)))
+          ),
+          h(
+            'tbody',
+            null,
+            items.map((c) =>
+              h(
+                'tr',
+                { 'data-case': c.caseRef, class: c.caseRef === selectedCase ? 'selected' : null },
+                h('th', { scope: 'row' }, h('button', { type: 'button', class: 'case-btn', onclick: () => openCase(c.caseRef), 'aria-label': `Open case ${c.caseRef}` }, c.caseRef)),
+                h('td', null, h('span', { class: `badge ${c.status}` }, c.status)),
+                h('td', null, REASON_LABELS[c.reason] || c.reason, c.intent ? h('div', null, h('span', { class: 'chip' }, c.intent)) : null),
+                h('td', null, customerLabel(c.customer)),
+                h('td', null, (c.askedFor || '').length > 90 ? c.askedFor.slice(0, 88) + '…' : c.askedFor || '—'),
+                h('td', null, slaBadge(c)),
+                h('td', null, c.claimedBy || '—')
+              )
+            )
+          )
+        )
+      )
+    );
+  }
+  function agentName() {
+    return $('#agent').value.trim();
+  }
+  function requireAgent() {
+    const name = agentName();
+    if (!name) {
+      $('#agent').focus();
+      $('#agent').setAttribute('aria-invalid', 'true');
+      return null;
+    }
+    $('#agent').removeAttribute('aria-invalid');
+    try {
+      sessionStorage.setItem(AGENT_KEY, name);
+    } catch (_) {
+      /* ignore */
+    }
+    return name;
+  }
+  async function openCase(caseRef, keepFocus) {
+    selectedCase = caseRef;
+    document.querySelectorAll('#queue-table tr[data-case]').forEach((tr) => tr.classList.toggle('selected', tr.dataset.case === caseRef));
+    const detail = $('#detail');
+    let data;
+    try {
+      data = await api(`/v1/admin/escalations/${encodeURIComponent(caseRef)}`);
+    } catch (e) {
+      if (e.status === 401) return;
+      detail.replaceChildren(h('p', { class: 'error', role: 'alert' }, `Couldn't open ${caseRef}: ${e.message}`));
+      detail.hidden = false;
+      return;
+    }
+    renderDetail(data.escalation, data.messages || []);
+    detail.hidden = false;
+    detail.parentElement.classList.add('with-detail');
+    if (!keepFocus) {
+      detail.focus();
+      detail.scrollIntoView({ block: 'nearest' });
+    }
+  }
+  function dl(rows) {
+    const el = h('dl', { class: 'packet' });
+    for (const [k, v] of rows) {
+      if (v === undefined) continue;
+      el.append(h('dt', null, k), h('dd', null, v === null || v === '' ? '—' : v));
+    }
+    return el;
+  }
+  function renderDetail(c, messages) {
+    const detail = $('#detail');
+    const cust = c.customer || null;
+    const conv = c.conversation || {};
+    const att = c.attempted || {};
+    const passages = att.passages || [];
+    const tools = att.tools || [];
+    const status = h('p', { class: 'toast', role: 'status' });
+
+    const act = async (label, fn) => {
+      status.textContent = `${label}…`;
+      try {
+        await fn();
+        status.textContent = `${label} — done.`;
+        await Promise.all([openCase(c.caseRef, true), loadQueue(), loadOverview()]);
+        $('#detail').querySelector('.toast').textContent = `${label} — done.`;
+      } catch (e) {
+        status.textContent = '';
+        if (e.status !== 401) status.replaceChildren(h('span', { class: 'error' }, `${label} failed: ${e.message}`));
+      }
+    };
+    const claimBtn = h('button', { type: 'button', class: 'primary', 'data-action': 'claim', disabled: c.status !== 'open' }, c.status === 'open' ? 'Claim' : `Claimed${c.claimedBy ? ' by ' + c.claimedBy : ''}`);
+    claimBtn.addEventListener('click', () => {
+      const agent = requireAgent();
+      if (agent) act('Claim', () => api(`/v1/admin/escalations/${encodeURIComponent(c.caseRef)}/claim`, { method: 'POST', body: { agent } }));
+    });
+    const resolveBtn = h('button', { type: 'button', 'data-action': 'resolve', disabled: c.status === 'resolved' }, c.status === 'resolved' ? 'Resolved' : 'Resolve');
+    resolveBtn.addEventListener('click', () => act('Resolve', () => api(`/v1/admin/escalations/${encodeURIComponent(c.caseRef)}/resolve`, { method: 'POST', body: {} })));
+    const closeBtn = h('button', { type: 'button', 'aria-label': 'Close case details' }, 'Close');
+    closeBtn.addEventListener('click', () => {
+      detail.hidden = true;
+      detail.parentElement.classList.remove('with-detail');
+      selectedCase = null;
+      const btn = document.querySelector(`#queue-table tr[data-case="${CSS.escape(c.caseRef)}"] button`);
+      if (btn) btn.focus();
+    });
+
+    const replyBox = h('textarea', { id: 'reply-text', rows: '4', required: true, maxlength: '8000', disabled: c.status === 'resolved' });
+    const replyForm = h(
+      'form',
+      { class: 'reply-form', novalidate: true },
+      h('label', { for: 'reply-text' }, 'Reply to the customer (appears in their chat widget)'),
+      replyBox,
+      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary', 'data-action': 'reply', disabled: c.status === 'resolved' }, 'Send reply'))
+    );
+    replyForm.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const content = replyBox.value.trim();
+      if (!content) {
+        replyBox.focus();
+        return;
+      }
+      const agent = requireAgent();
+      if (!agent) return;
+      act('Reply', () => api(`/v1/admin/escalations/${encodeURIComponent(c.caseRef)}/reply`, { method: 'POST', body: { agent, content } }));
+    });
+
+    const gapHint =
+      passages.length === 0
+        ? h('p', { class: 'hint' }, 'Nothing was retrieved for this request — likely a knowledge gap (or the bot was not allowed to answer).')
+        : null;
+
+    detail.replaceChildren(
+      h(
+        'div',
+        { class: 'detail-head' },
+        h('div', null, h('h3', { id: 'detail-title' }, `Case ${c.caseRef}`), h('p', { class: 'help' }, h('span', { class: `badge ${c.status}` }, c.status), ' ', slaBadge(c))),
+        closeBtn
+      ),
+      h('div', { class: 'actions' }, claimBtn, resolveBtn, status),
+      h('h4', null, 'Request'),
+      dl([
+        ['Asked for', c.askedFor],
+        ['Reason', REASON_LABELS[c.reason] || c.reason],
+        ['Intent', c.intent ? h('span', { class: 'chip' }, c.intent) : null],
+        ['Sentiment', c.sentiment],
+        ['Opened', when(c.createdAt)],
+        ['SLA due', `${when(c.slaDueAt)} (${relative(c.slaDueAt)})`],
+        ['Claimed by', c.claimedBy],
+      ]),
+      h('h4', null, 'Customer'),
+      cust
+        ? dl([
+            ['Name', cust.name],
+            ['Email', cust.email],
+            ['Customer id', cust.id],
+            ['Plan', cust.plan],
+            ['Seats', cust.seats === undefined ? undefined : String(cust.seats)],
+            ['Subscription', cust.subscriptionStatus],
+            ['Renews', cust.renewsAt ? when(cust.renewsAt) : null],
+          ])
+        : h('p', { class: 'empty' }, 'Anonymous visitor (not signed in).'),
+      h('h4', null, 'Conversation'),
+      dl([
+        ['Turns', String(conv.turnCount ?? '—')],
+        ['Failed turns', String(conv.failedTurns ?? '—')],
+        ['Summary', conv.summary || null],
+        ['Facts', Array.isArray(conv.facts) && conv.facts.length ? h('ul', { class: 'facts' }, conv.facts.map((f) => h('li', null, typeof f === 'string' ? f : Object.entries(f).map(([k, v]) => `${k}: ${v}`).join(', ')))) : null],
+      ]),
+      h('h4', null, 'What the assistant tried'),
+      dl([
+        ['Confidence', att.confidence ? h('span', { class: `band-${att.confidence}` }, att.confidence) : null],
+        ['Top rerank score', num(att.topRerankScore, 3)],
+        ['Tools', tools.length ? tools.map((t) => `${t.tool} (${t.ok ? 'ok' : 'failed'}, ${t.found ? 'found' : 'not found'})`).join('; ') : 'none'],
+      ]),
+      gapHint,
+      passages.length
+        ? h(
+            'div',
+            { class: 'table-scroll' },
+            h(
+              'table',
+              null,
+              h('caption', null, 'Passages retrieved'),
+              h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Kind'), h('th', { scope: 'col' }, 'Title / breadcrumb'), h('th', { scope: 'col', class: 'num' }, 'Rerank'))),
+              h('tbody', null, passages.map((p) => h('tr', null, h('td', null, p.kind), h('td', null, p.breadcrumb || p.title), h('td', { class: 'num' }, num(p.rerankScore, 3)))))
+            )
+          )
+        : null,
+      h('h4', null, `Transcript (${messages.length} messages)`),
+      h(
+        'ol',
+        { class: 'transcript', 'aria-label': 'Transcript' },
+        messages.map((m) => {
+          const meta = m.meta || {};
+          const role = m.role === 'user' ? 'Customer' : m.role === 'agent' ? `Agent${meta.agent ? ' · ' + meta.agent : ''}` : 'Assistant';
+          const info = m.role === 'assistant' && meta.confidence ? `${meta.intent || ''} · confidence ${meta.confidence}${meta.escalated ? ' · escalated (' + (meta.escalationReason || '') + ')' : ''}` : '';
+          return h('li', { class: m.role, 'data-role': m.role }, h('span', { class: 'role' }, `${role} · ${when(m.createdAt)}`), m.content, info ? h('span', { class: 'meta' }, info) : null);
+        })
+      ),
+      replyForm,
+      h('details', null, h('summary', null, 'Raw handoff packet (JSON)'), h('pre', { class: 'raw' }, JSON.stringify(c, null, 2)))
+    );
+    const tr = detail.querySelector('.transcript');
+    tr.scrollTop = tr.scrollHeight;
+  }
+
+  // ------------------------------------------------------------ wiring
+  $('#login-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const t = $('#token').value.trim();
+    if (!t) {
+      $('#login-error').textContent = 'Enter the admin token.';
+      $('#token').focus();
+      return;
+    }
+    $('#login-error').textContent = '';
+    signIn(t);
+  });
+  $('#sign-out').addEventListener('click', () => signOut(''));
+  $('#range').addEventListener('submit', (e) => {
+    e.preventDefault();
+    loadOverview();
+  });
+  document.querySelectorAll('[data-days]').forEach((b) =>
+    b.addEventListener('click', () => {
+      setRange(Number(b.dataset.days));
+      loadOverview();
+    })
+  );
+  $('#status-filter').addEventListener('change', loadQueue);
+  $('#refresh-queue').addEventListener('click', () => {
+    loadQueue();
+    if (selectedCase) openCase(selectedCase, true);
+  });
+  try {
+    $('#agent').value = sessionStorage.getItem(AGENT_KEY) || '';
+  } catch (_) {
+    /* ignore */
+  }
+  setRange(30);
+  const saved = token();
+  if (saved) signIn(saved);
+  else signOut('');
+})();

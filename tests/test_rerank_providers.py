@@ -1,0 +1,251 @@
+"""Reranker adapters: offline default, Voyage (fake client), cross-encoder (tiny random BERT)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from app.providers.embeddings.fake import FakeEmbedder
+from app.providers.errors import ProviderConfigError, ProviderError
+from app.providers.rerank import FakeReranker, OfflineReranker, Reranker, build_reranker
+from app.providers.rerank.cross_encoder import CrossEncoderReranker, sigmoid
+from app.providers.rerank.offline import Features, OfflineWeights, blend, lexical_features
+from app.providers.rerank.voyage import VoyageReranker
+from app.search.text import content_terms
+from app.settings import Settings
+
+SSO_302 = "SAML signature errors › Error AUTH_302\nAUTH_302 means the signature did not verify."
+SSO_304 = "SAML clock skew › Error AUTH_304\nAUTH_304 means the clock drifted."
+PASSWORD = "Resetting your password › Steps\nSelect Forgot password and follow the reset link."
+
+
+# --- offline ---------------------------------------------------------------------------------
+
+
+async def test_offline_scores_are_in_unit_interval_and_in_input_order() -> None:
+    r = OfflineReranker(FakeEmbedder())
+    scores = await r.rerank("how do I reset my password", [SSO_302, PASSWORD, SSO_304])
+    assert len(scores) == 3
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    assert scores[1] == max(scores)
+
+
+async def test_offline_exact_error_code_beats_its_neighbour_code() -> None:
+    r = OfflineReranker(FakeEmbedder())
+    s302, s304 = await r.rerank("getting AUTH_302 when signing in", [SSO_302, SSO_304])
+    assert s302 > s304
+    feats = await r.features("getting AUTH_302 when signing in", [SSO_302, SSO_304])
+    assert (feats[0].code_hit, feats[0].code_miss) == (1.0, 0.0)
+    assert (feats[1].code_hit, feats[1].code_miss) == (0.0, 1.0)
+
+
+async def test_offline_code_written_differently_still_matches() -> None:
+    cov, _, hit, miss = lexical_features(content_terms("auth-302 certificate"), SSO_302)
+    assert (hit, miss) == (1.0, 0.0)
+    assert cov == pytest.approx(1.0 - 1.0 / 3.0)  # auth302 (weight 2) present, "certificat" absent
+
+
+def test_lexical_features_title_and_coverage() -> None:
+    cov, title, hit, miss = lexical_features(content_terms("reset password"), PASSWORD)
+    assert (cov, title, hit, miss) == (1.0, 1.0, 0.0, 0.0)
+    assert lexical_features([], PASSWORD) == (0.0, 0.0, 0.0, 0.0)
+
+
+def test_blend_is_monotone_in_every_feature_and_centred() -> None:
+    w = OfflineWeights()
+    mid = Features(sem=w.sem_center, coverage=w.coverage_center, title=0, code_hit=0, code_miss=0)
+    assert blend(mid, w) == pytest.approx(0.5)
+    for change in ({"sem": 0.9}, {"coverage": 1.0}, {"title": 1.0}, {"code_hit": 1.0}):
+        assert blend(dataclasses.replace(mid, **change), w) > 0.5, change
+    assert blend(dataclasses.replace(mid, code_miss=1.0), w) < 0.5
+    extreme = Features(sem=-1.0, coverage=0.0, title=0.0, code_hit=0.0, code_miss=1.0)
+    assert 0.0 <= blend(extreme, w) < 0.01
+
+
+async def test_offline_without_embedder_uses_words_only() -> None:
+    r = OfflineReranker(None)
+    scores = await r.rerank("reset password", [PASSWORD, SSO_302])
+    assert scores[0] > scores[1]
+
+
+async def test_offline_caches_passage_vectors() -> None:
+    embedder = FakeEmbedder()
+    r = OfflineReranker(embedder)
+    await r.rerank("q one", [PASSWORD, SSO_302])
+    await r.rerank("q two", [PASSWORD, SSO_302, SSO_304])
+    embedded = [t for call in embedder.calls for t in call]
+    assert embedded.count(PASSWORD) == 1 and embedded.count(SSO_304) == 1
+
+
+async def test_offline_cache_is_bounded() -> None:
+    r = OfflineReranker(FakeEmbedder(), cache_size=2)
+    await r.rerank("q", ["a\nx", "b\ny", "c\nz"])
+    assert len(r._cache) == 2
+
+
+async def test_offline_embedding_failure_is_a_provider_error() -> None:
+    embedder = FakeEmbedder()
+    embedder.fail_with = RuntimeError("model file missing")
+    with pytest.raises(ProviderError, match="model file missing"):
+        await OfflineReranker(embedder).rerank("q", [PASSWORD])
+
+
+async def test_offline_empty_texts() -> None:
+    assert await OfflineReranker(FakeEmbedder()).rerank("q", []) == []
+
+
+# --- fake ------------------------------------------------------------------------------------
+
+
+async def test_fake_reranker_scripted_and_overlap_modes() -> None:
+    scripted = FakeReranker({"AUTH_302": 0.9, "password": 0.4}, default=0.1)
+    assert await scripted.rerank("q", [SSO_302, PASSWORD, SSO_304]) == [0.9, 0.4, 0.1]
+    assert scripted.calls == [("q", [SSO_302, PASSWORD, SSO_304])]
+    overlap = FakeReranker()
+    assert await overlap.rerank("reset password", [PASSWORD, SSO_302]) == [1.0, 0.0]
+    assert isinstance(overlap, Reranker)
+
+
+# --- voyage ----------------------------------------------------------------------------------
+
+
+class FakeVoyageClient:
+    def __init__(self, results: list[tuple[int, float]], fail: Exception | None = None) -> None:
+        self.results = results
+        self.fail = fail
+        self.calls: list[dict[str, Any]] = []
+
+    async def rerank(
+        self,
+        query: str,
+        documents: list[str],
+        model: str,
+        top_k: int | None = None,
+        truncation: bool = True,
+    ) -> Any:
+        self.calls.append({"query": query, "documents": documents, "model": model})
+        if self.fail:
+            raise self.fail
+        return SimpleNamespace(
+            results=[SimpleNamespace(index=i, relevance_score=s) for i, s in self.results]
+        )
+
+
+async def test_voyage_maps_results_back_to_input_order() -> None:
+    client = FakeVoyageClient([(2, 0.91), (0, 0.40), (1, 1.2)])  # best first, one out of range
+    r = VoyageReranker(None, model="rerank-2.5-lite", client=client)
+    assert await r.rerank("q", ["a", "b", "c"]) == [0.40, 1.0, 0.91]
+    assert client.calls == [
+        {"query": "q", "documents": ["a", "b", "c"], "model": "rerank-2.5-lite"}
+    ]
+    assert r.name == "voyage"
+
+
+async def test_voyage_errors_become_provider_errors() -> None:
+    r = VoyageReranker(None, client=FakeVoyageClient([], fail=TimeoutError("slow")))
+    with pytest.raises(ProviderError, match="slow"):
+        await r.rerank("q", ["a"])
+    bad_index = VoyageReranker(None, client=FakeVoyageClient([(5, 0.5)]))
+    with pytest.raises(ProviderError, match="index 5"):
+        await bad_index.rerank("q", ["a"])
+
+
+async def test_voyage_skips_the_call_for_no_texts() -> None:
+    client = FakeVoyageClient([])
+    assert await VoyageReranker(None, client=client).rerank("q", []) == []
+    assert client.calls == []
+
+
+def test_voyage_needs_a_key() -> None:
+    with pytest.raises(ProviderConfigError):
+        VoyageReranker(None)
+
+
+# --- cross-encoder -------------------------------------------------------------------------
+
+
+def _tiny_bert(path: Path, bias: float | None = None) -> Path:
+    """A randomly initialised 1-layer BERT cross-encoder saved locally: no download."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "reset", "password", "auth", "302"]
+    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    tokenizer = BertTokenizerFast(vocab_file=str(path / "vocab.txt"))
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+        num_labels=1,
+    )
+    model = BertForSequenceClassification(config)
+    if bias is not None:
+        with torch.no_grad():
+            model.classifier.weight.zero_()
+            model.classifier.bias.fill_(bias)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
+
+
+async def test_cross_encoder_scores_a_tiny_random_bert(tiny_bert: Path) -> None:
+    r = CrossEncoderReranker(str(tiny_bert), max_length=64)
+    texts = ["reset password", "auth 302", "unknown words entirely"]
+    scores = await r.rerank("reset my password", texts)
+    assert len(scores) == 3 and all(0.0 <= s <= 1.0 for s in scores)
+    assert await r.rerank("reset my password", texts) == scores  # deterministic (eval mode)
+    assert await r.rerank("q", []) == []
+
+
+@pytest.mark.parametrize("logit", [2.0, -3.0])
+async def test_cross_encoder_applies_sigmoid_to_raw_logits(tmp_path: Path, logit: float) -> None:
+    r = CrossEncoderReranker(str(_tiny_bert(tmp_path, bias=logit)), max_length=64)
+    scores = await r.rerank("reset", ["password", "auth 302"])
+    assert scores == pytest.approx([1 / (1 + math.exp(-logit))] * 2, abs=1e-5)
+
+
+async def test_cross_encoder_missing_model_is_a_config_error(tmp_path: Path) -> None:
+    r = CrossEncoderReranker(str(tmp_path / "does-not-exist"))
+    with pytest.raises(ProviderConfigError):
+        await r.rerank("q", ["a"])
+
+
+def test_sigmoid_is_stable() -> None:
+    assert sigmoid(0.0) == 0.5
+    assert sigmoid(1000.0) == 1.0
+    assert sigmoid(-1000.0) == 0.0
+    assert sigmoid(2.0) == pytest.approx(1 / (1 + math.exp(-2.0)))
+
+
+# --- factory ---------------------------------------------------------------------------------
+
+
+def _settings(**kw: Any) -> Settings:
+    return Settings(_env_file=None, **kw)  # type: ignore[call-arg]
+
+
+def test_build_reranker_by_name() -> None:
+    embedder = FakeEmbedder()
+    assert isinstance(build_reranker(_settings(), embedder), OfflineReranker)
+    ce = build_reranker(_settings(reranker="cross-encoder", cross_encoder_model="m/x"), embedder)
+    assert isinstance(ce, CrossEncoderReranker) and ce.model_name == "m/x"
+    with pytest.raises(ProviderConfigError):
+        build_reranker(_settings(reranker="voyage"), embedder)
+    voyage = build_reranker(_settings(reranker="voyage", voyage_api_key="k"), embedder)
+    assert isinstance(voyage, VoyageReranker) and voyage.model == "rerank-2.5-lite"
+    for r in (ce, voyage):
+        assert isinstance(r, Reranker)

@@ -1,0 +1,272 @@
+"""AtlasSearch pipeline builders, stage by stage, and result mapping against a recording db."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from app.search.atlas import (
+    ARTICLES_SEARCH_INDEX,
+    CHUNKS_VECTOR_INDEX,
+    TICKETS_VECTOR_INDEX,
+    AtlasSearch,
+    article_hit,
+    bm25_articles_pipeline,
+    chunk_hit,
+    dense_chunks_pipeline,
+    dense_tickets_pipeline,
+    pick_chunk,
+    ticket_hit,
+)
+from app.search.base import SearchError
+from app.turn.entitlement import SearchFilter
+from tuning import TUNING
+
+PRO = SearchFilter(audiences=("all", "pro"), locale="en")
+
+
+def _stages(pipeline: list[dict[str, Any]]) -> list[str]:
+    return [next(iter(stage)) for stage in pipeline]
+
+
+def test_dense_chunks_pipeline_filters_inside_vector_search() -> None:
+    p = dense_chunks_pipeline([0.1, 0.2], PRO, 40, 200)
+    assert _stages(p) == ["$vectorSearch", "$project"]
+    vs = p[0]["$vectorSearch"]
+    assert vs["index"] == CHUNKS_VECTOR_INDEX
+    assert vs["path"] == "embedding"
+    assert vs["queryVector"] == [0.1, 0.2]
+    assert (vs["limit"], vs["numCandidates"]) == (40, 200)
+    assert vs["filter"] == {
+        "$and": [
+            {"audience": {"$in": ["all", "pro"]}},
+            {"status": {"$eq": "published"}},
+            {"locale": {"$eq": "en"}},
+        ]
+    }
+    project = p[1]["$project"]
+    assert project["score"] == {"$meta": "vectorSearchScore"}
+    assert "embedding" not in project  # inclusion projection: vectors never leave the cluster
+
+
+def test_num_candidates_is_at_least_limit_and_at_most_atlas_ceiling() -> None:
+    assert dense_chunks_pipeline([1.0], PRO, 50, 10)[0]["$vectorSearch"]["numCandidates"] == 50
+    capped = dense_chunks_pipeline([1.0], PRO, 40, 50_000)[0]["$vectorSearch"]
+    assert capped["numCandidates"] == 10_000
+
+
+def test_locale_none_omits_the_locale_condition() -> None:
+    filt = SearchFilter(audiences=("all",), locale=None)
+    clauses = dense_chunks_pipeline([1.0], filt, 5, 50)[0]["$vectorSearch"]["filter"]["$and"]
+    assert not any("locale" in c for c in clauses)
+    compound = bm25_articles_pipeline("x", filt, 5, title_boost=3, tags_boost=2)[0]["$search"]
+    assert not any(
+        c.get("equals", {}).get("path") == "locale" for c in compound["compound"]["filter"]
+    )
+
+
+def test_dense_tickets_pipeline_filters_status_quality_audience_locale() -> None:
+    p = dense_tickets_pipeline([0.5], PRO, 20, 0.7, 200)
+    assert _stages(p) == ["$vectorSearch", "$project"]
+    vs = p[0]["$vectorSearch"]
+    assert vs["index"] == TICKETS_VECTOR_INDEX
+    assert vs["limit"] == 20
+    assert vs["filter"] == {
+        "$and": [
+            {"audience": {"$in": ["all", "pro"]}},
+            {"status": {"$eq": "resolved"}},
+            {"quality": {"$gte": 0.7}},
+            {"locale": {"$eq": "en"}},
+        ]
+    }
+    assert p[1]["$project"]["resolvedAt"] == 1
+    assert "embedding" not in p[1]["$project"]
+
+
+def test_bm25_pipeline_compound_with_boosts_and_filter_clause() -> None:
+    p = bm25_articles_pipeline("AUTH_302 on sign in", PRO, 30, title_boost=3.0, tags_boost=2.0)
+    assert _stages(p) == ["$search", "$limit", "$project", "$lookup"]
+    search = p[0]["$search"]
+    assert search["index"] == ARTICLES_SEARCH_INDEX
+    compound = search["compound"]
+    should = {c["text"]["path"]: c["text"] for c in compound["should"]}
+    assert should["title"]["score"] == {"boost": {"value": 3.0}}
+    assert should["tags"]["score"] == {"boost": {"value": 2.0}}
+    assert "score" not in should["body"]
+    assert should["title"]["query"] == should["body"]["query"] == "AUTH_302 on sign in"
+    assert "auth_302" in should["tags"]["query"]  # exact keyword term for the tag
+    assert compound["minimumShouldMatch"] == 1  # the filter alone must not match everything
+    assert compound["filter"] == [
+        {"in": {"path": "audience", "value": ["all", "pro"]}},
+        {"equals": {"path": "status", "value": "published"}},
+        {"equals": {"path": "locale", "value": "en"}},
+    ]
+    assert search["highlight"]["path"] == "body"
+    assert p[1] == {"$limit": 30}
+    assert p[2]["$project"]["score"] == {"$meta": "searchScore"}
+    assert p[2]["$project"]["highlights"] == {"$meta": "searchHighlights"}
+
+
+def test_bm25_pipeline_never_post_filters_search_results() -> None:
+    p = bm25_articles_pipeline("password", PRO, 30, title_boost=3.0, tags_boost=2.0)
+    assert "$match" not in _stages(p)
+    assert "$match" not in _stages(dense_chunks_pipeline([1.0], PRO, 5, 50))
+    assert "$match" not in _stages(dense_tickets_pipeline([1.0], PRO, 5, 0.7, 50))
+
+
+def test_bm25_lookup_brings_only_admissible_chunks_without_vectors() -> None:
+    lookup = bm25_articles_pipeline("password", PRO, 30, title_boost=3, tags_boost=2)[3]["$lookup"]
+    assert lookup["from"] == "kb_chunks"
+    match = lookup["pipeline"][0]["$match"]
+    assert match["$expr"] == {"$eq": ["$articleId", "$$aid"]}
+    assert match["audience"] == {"$in": ["all", "pro"]}
+    assert (match["status"], match["locale"]) == ("published", "en")
+    assert lookup["pipeline"][1] == {"$sort": {"chunkIndex": 1}}
+    assert "embedding" not in lookup["pipeline"][2]["$project"]
+
+
+def test_bm25_tags_query_omitted_when_query_has_no_keyword_terms() -> None:
+    p = bm25_articles_pipeline("the of", PRO, 30, title_boost=3, tags_boost=2)
+    paths = [c["text"]["path"] for c in p[0]["$search"]["compound"]["should"]]
+    assert paths == ["title", "body"]
+
+
+CHUNKS = [
+    {"_id": "sso#0", "chunkIndex": 0, "text": "Single sign-on overview.", "breadcrumb": "SSO"},
+    {
+        "_id": "sso#1",
+        "chunkIndex": 1,
+        "text": "AUTH_302 means the signature did not verify. Upload the new certificate.",
+        "breadcrumb": "SSO › AUTH_302",
+    },
+    {"_id": "sso#2", "chunkIndex": 2, "text": "Clock skew causes AUTH_304.", "breadcrumb": "SSO"},
+]
+
+
+def test_pick_chunk_follows_the_best_highlight() -> None:
+    highlights = [
+        {
+            "path": "body",
+            "score": 1.4,
+            "texts": [
+                {"value": "AUTH_302", "type": "hit"},
+                {"value": " means the signature did not verify.", "type": "text"},
+            ],
+        },
+        {"path": "body", "score": 0.2, "texts": [{"value": "Clock skew", "type": "text"}]},
+    ]
+    assert pick_chunk(highlights, CHUNKS, "AUTH_302")["_id"] == "sso#1"  # type: ignore[index]
+
+
+def test_pick_chunk_without_body_highlights_uses_query_terms_then_first_chunk() -> None:
+    assert pick_chunk([], CHUNKS, "clock skew")["_id"] == "sso#2"  # type: ignore[index]
+    assert pick_chunk([], CHUNKS, "invoices")["_id"] == "sso#0"  # type: ignore[index]
+    assert pick_chunk([], [], "anything") is None
+
+
+def test_hit_mapping() -> None:
+    chunk = chunk_hit(
+        {
+            "_id": "sso#1",
+            "articleId": "sso",
+            "text": "t",
+            "breadcrumb": "SAML › Errors",
+            "title": "",
+            "audience": "pro",
+            "locale": "en",
+            "score": 0.91,
+        }
+    )
+    assert (chunk.passage_id, chunk.doc_id, chunk.kind, chunk.title) == (
+        "sso#1",
+        "sso",
+        "doc",
+        "SAML",
+    )
+    assert chunk.score == pytest.approx(0.91)
+    when = datetime(2026, 5, 1, tzinfo=UTC)
+    ticket = ticket_hit(
+        {
+            "_id": "T-1",
+            "subject": "S",
+            "symptom": "broken",
+            "resolution": "fixed",
+            "product": "Doors",
+            "resolvedAt": when,
+            "score": 0.8,
+        }
+    )
+    assert (ticket.kind, ticket.passage_id, ticket.doc_id, ticket.resolved_at) == (
+        "ticket",
+        "T-1",
+        "T-1",
+        when,
+    )
+    assert ticket.text == "broken\n\nResolution: fixed"
+    article = article_hit({"_id": "sso", "title": "SSO", "score": 7.5, "chunks": CHUNKS}, "skew")
+    assert article is not None
+    assert (article.passage_id, article.doc_id, article.score) == ("sso#2", "sso", 7.5)
+    assert article_hit({"_id": "x", "title": "X", "score": 1.0, "chunks": []}, "q") is None
+
+
+class _Cursor:
+    def __init__(self, docs: list[dict[str, Any]]) -> None:
+        self._docs = docs
+
+    async def to_list(self) -> list[dict[str, Any]]:
+        return self._docs
+
+
+class _Collection:
+    def __init__(self, db: _RecordingDb, name: str) -> None:
+        self._db, self._name = db, name
+
+    async def aggregate(self, pipeline: list[dict[str, Any]]) -> _Cursor:
+        self._db.calls.append((self._name, pipeline))
+        if self._db.fail:
+            raise RuntimeError("PlanExecutor error: index not found")
+        return _Cursor(self._db.docs.get(self._name, []))
+
+
+class _RecordingDb:
+    def __init__(self, docs: dict[str, list[dict[str, Any]]], fail: bool = False) -> None:
+        self.docs = docs
+        self.fail = fail
+        self.calls: list[tuple[str, list[dict[str, Any]]]] = []
+
+    def __getitem__(self, name: str) -> _Collection:
+        return _Collection(self, name)
+
+
+async def test_atlas_search_runs_each_pipeline_on_its_collection() -> None:
+    db = _RecordingDb(
+        {
+            "kb_chunks": [{"_id": "sso#1", "articleId": "sso", "text": "t", "score": 0.9}],
+            "kb_articles": [
+                {"_id": "sso", "title": "SSO", "score": 3.0, "highlights": [], "chunks": CHUNKS},
+                {"_id": "orphan", "title": "O", "score": 2.0, "highlights": [], "chunks": []},
+            ],
+            "tickets": [{"_id": "T-1", "subject": "S", "symptom": "a", "resolution": "b"}],
+        }
+    )
+    search = AtlasSearch(db, TUNING)
+    dense = await search.dense_chunks([1.0, 0.0], PRO, 40, 200)
+    bm25 = await search.bm25_articles("AUTH_304 clock", PRO, 30)
+    tickets = await search.dense_tickets([1.0, 0.0], PRO, 20, 0.7)
+    assert [h.passage_id for h in dense] == ["sso#1"]
+    assert [h.passage_id for h in bm25] == ["sso#2"]  # the orphan article is skipped
+    assert [h.passage_id for h in tickets] == ["T-1"]
+    assert [name for name, _ in db.calls] == ["kb_chunks", "kb_articles", "tickets"]
+    ticket_stage = db.calls[2][1][0]["$vectorSearch"]
+    assert ticket_stage["numCandidates"] == TUNING.vector_num_candidates
+
+
+async def test_atlas_search_skips_queries_without_terms_and_wraps_errors() -> None:
+    db = _RecordingDb({}, fail=True)
+    search = AtlasSearch(db, TUNING)
+    assert await search.bm25_articles("   ?? ", PRO, 30) == []
+    assert db.calls == []
+    with pytest.raises(SearchError, match="index not found"):
+        await search.dense_chunks([1.0], PRO, 5, 50)

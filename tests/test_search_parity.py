@@ -1,0 +1,175 @@
+"""One retrieval contract, two backends: LocalSearch always, AtlasSearch when MONGODB_URI is set.
+
+The cases assert what both must agree on (the right document on top, and exactly what the
+filter hides), not identical scores: Lucene's English analyser and our tokenizer differ in
+detail, and Atlas vector search is approximate.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+from test_search_corpus import NOT_FOR_FREE_EN, NOW, load_corpus
+
+from app.providers.embeddings.fake import FakeEmbedder
+from app.providers.rerank import FakeReranker
+from app.search.atlas import AtlasSearch
+from app.search.base import SearchBackend
+from app.search.local import LocalSearch
+from app.settings import Settings
+from app.store import open_store
+from app.turn.entitlement import SearchFilter, filter_for_customer
+from app.turn.retrieve import retrieve
+from tuning import TUNING
+
+FREE = SearchFilter(audiences=("all",), locale="en")
+PRO = SearchFilter(audiences=("all", "pro"), locale="en")
+ENTERPRISE = SearchFilter(audiences=("all", "pro", "enterprise"), locale="en")
+EVERY_LOCALE = SearchFilter(audiences=("all", "pro", "enterprise"), locale=None)
+FRENCH = SearchFilter(audiences=("all",), locale="fr")
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("local", id="local"),
+        pytest.param("atlas", id="atlas", marks=pytest.mark.atlas),
+    ]
+)
+async def backend(request: pytest.FixtureRequest) -> AsyncIterator[SearchBackend]:
+    if request.param == "local":
+        store = open_store(Settings(mongodb_uri=None, _env_file=None))  # type: ignore[call-arg]
+        await load_corpus(store)
+        yield await LocalSearch.build(store)
+        await store.close()
+        return
+    from app.store.indexes import ensure_search_indexes
+
+    name = f"concierge_parity_{uuid.uuid4().hex[:8]}"
+    store = open_store(
+        Settings(mongodb_uri=os.environ["MONGODB_URI"], mongodb_db=name, _env_file=None)  # type: ignore[call-arg]
+    )
+    try:
+        await load_corpus(store)
+        await ensure_search_indexes(
+            store.db, FakeEmbedder().dimensions, progress=lambda _: None, timeout_s=600
+        )
+        yield AtlasSearch(store.db, TUNING)
+    finally:
+        await store.client.drop_database(name)
+        await store.close()
+
+
+@dataclass(frozen=True)
+class LexicalCase:
+    query: str
+    filt: SearchFilter
+    top_doc: str | None  # None: nothing may match
+    top_passage: str | None = None
+
+
+LEXICAL = [
+    LexicalCase(
+        "AUTH_302 when I sign in", PRO, "saml-signature-auth-302", "saml-signature-auth-302#1"
+    ),
+    LexicalCase(
+        "clock skew AUTH_304", PRO, "saml-clock-skew-auth-304", "saml-clock-skew-auth-304#1"
+    ),
+    LexicalCase("AUTH_302", FREE, None),  # only pro articles carry the code
+    LexicalCase("HL-RP10 pad kit", FREE, "card-reader-pads", "card-reader-pads#1"),
+    LexicalCase("forgot password", FREE, "reset-password"),
+    LexicalCase("quokkaplan", FREE, None),
+    LexicalCase("quokkaplan", ENTERPRISE, "audit-log-export", "audit-log-export#1"),
+    LexicalCase("zephyrium", EVERY_LOCALE, None),  # draft
+    LexicalCase("croissantine", FREE, None),
+    LexicalCase("croissantine", FRENCH, "reinitialiser-mot-de-passe"),
+]
+
+
+@pytest.mark.parametrize(
+    "case", LEXICAL, ids=lambda c: f"{c.query}|{','.join(c.filt.audiences)}|{c.filt.locale}"
+)
+async def test_bm25_parity(backend: SearchBackend, case: LexicalCase) -> None:
+    hits = await backend.bm25_articles(case.query, case.filt, TUNING.keyword_limit)
+    if case.top_doc is None:
+        assert hits == []
+        return
+    assert hits, "expected a match"
+    assert hits[0].doc_id == case.top_doc
+    if case.top_passage:
+        assert hits[0].passage_id == case.top_passage
+    assert all(h.score > 0 for h in hits)
+
+
+@pytest.mark.parametrize(
+    ("query", "filt", "top_doc"),
+    [
+        ("Forgot password? reset it from the sign-in page", FREE, "reset-password"),
+        ("Order the HL-RP10 pad kit and swap the pads", FREE, "card-reader-pads"),
+        (
+            "AUTH_302 means the SAML response signature did not verify",
+            PRO,
+            "saml-signature-auth-302",
+        ),
+        ("export audit logs to a SIEM", ENTERPRISE, "audit-log-export"),
+    ],
+)
+async def test_dense_chunks_parity(
+    backend: SearchBackend, query: str, filt: SearchFilter, top_doc: str
+) -> None:
+    vec = await FakeEmbedder().embed_query(query)
+    hits = await backend.dense_chunks(vec, filt, TUNING.vector_limit, TUNING.vector_num_candidates)
+    assert hits[0].doc_id == top_doc
+    assert all(filt.allows_doc(h.audience, h.locale, "published") for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert all(0.0 <= h.score <= 1.0 for h in hits)
+
+
+@pytest.mark.parametrize(
+    ("filt", "allowed"),
+    [
+        (FREE, {"T-100"}),
+        (PRO, {"T-100", "T-101"}),
+        (ENTERPRISE, {"T-100", "T-101", "T-102"}),
+        (FRENCH, {"T-106"}),
+    ],
+)
+async def test_dense_tickets_parity(
+    backend: SearchBackend, filt: SearchFilter, allowed: set[str]
+) -> None:
+    vec = await FakeEmbedder().embed_query("password reset email link broken")
+    hits = await backend.dense_tickets(vec, filt, 50, TUNING.ticket_min_quality)
+    assert {h.doc_id for h in hits} == allowed
+    assert all(h.kind == "ticket" for h in hits)
+
+
+@pytest.mark.parametrize(
+    ("query", "plan", "top_doc"),
+    [
+        ("AUTH_302 when signing in", "pro", "saml-signature-auth-302"),
+        ("where do I buy HL-RP10 pads", "free", "card-reader-pads"),
+        ("I forgot my password", None, "reset-password"),
+    ],
+)
+async def test_full_pipeline_parity(
+    backend: SearchBackend, query: str, plan: str | None, top_doc: str
+) -> None:
+    result = await retrieve(
+        query,
+        query,
+        plan,
+        "en",
+        backend=backend,
+        embedder=FakeEmbedder(),
+        reranker=FakeReranker(),
+        tuning=TUNING,
+        now=NOW,
+    )
+    assert result.reason is None
+    assert result.passages[0].hit.doc_id == top_doc
+    if filter_for_customer(plan, "en", TUNING).audiences == ("all",):
+        shown = {c.hit.doc_id for c in result.fused}
+        assert not shown & NOT_FOR_FREE_EN
