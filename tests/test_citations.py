@@ -21,11 +21,23 @@ CASES = [
     ("done.[9] Next", 3, "done. Next", [], 1),
     ("No citations at all.", 0, "No citations at all.", [], 0),
     ("Any citation with nothing supplied [1].", 0, "Any citation with nothing supplied.", [], 1),
-    ("See [the guide](https://x.test/a) and [2](https://x.test/b).", 1,
-     "See [the guide](https://x.test/a) and [2](https://x.test/b).", [], 0),
-    ("Array items[1] look like citations [1].", 1, "Array items[1] look like citations [1].", [1], 0),
+    (
+        "See [the guide](https://x.test/a) and [2](https://x.test/b).",
+        1,
+        "See [the guide](https://x.test/a) and [2](https://x.test/b).",
+        [],
+        0,
+    ),
+    (
+        "Array items[1] look like citations [1].",
+        1,
+        "Array items[1] look like citations [1].",
+        [1],
+        0,
+    ),
     ("Duplicates [2, 2] collapse.", 2, "Duplicates [2] collapse.", [2], 0),
-    ("Huge [99999999] number.", 5, "Huge number.", [], 1),
+    ("Huge [999] number.", 5, "Huge number.", [], 1),
+    ("A year [2026] is not a citation.", 5, "A year [2026] is not a citation.", [], 0),
     ("Spaced [ 1 , 3 ] group.", 2, "Spaced [1] group.", [1], 1),
     ("Not a citation [A] or [1a].", 2, "Not a citation [A] or [1a].", [], 0),
 ]
@@ -76,3 +88,11 @@ def test_stream_filter_holds_back_only_what_can_change() -> None:
     assert f.feed("7]") == ""  # a complete run could still grow: "[7][1]"
     assert f.feed(".") == "."  # settled: the invalid run and its space are gone
     assert f.flush() == ""
+
+
+def test_drop_partial_forgets_a_half_written_citation() -> None:
+    f = CitationStreamFilter(2)
+    assert f.feed("the signature [1") == "the signature"
+    assert f.drop_partial() == " [1"
+    assert f.drop_partial() == ""
+    assert f.feed(" ends.") == " ends."

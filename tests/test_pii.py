@@ -15,7 +15,10 @@ CASES = [
     ("visa13 4222222222222", "visa13 [card ending 2222]"),
     ("19 digits 6011000990139424 is discover; 4111111111111111111 no", None),
     ("4242 4242 4242 4242 123 (with the CVC)", "[card ending 4242] 123 (with the CVC)"),
-    ("two: 4242424242424242 and 5555555555554444", "two: [card ending 4242] and [card ending 4444]"),
+    (
+        "two: 4242424242424242 and 5555555555554444",
+        "two: [card ending 4242] and [card ending 4444]",
+    ),
     # left alone
     ("order ORD-1042 is late", "order ORD-1042 is late"),
     ("call me on +1 415 555 2671", "call me on +1 415 555 2671"),

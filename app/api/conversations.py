@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 from fastapi.sse import EventSourceResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from app.api.deps import PrincipalDep, ServicesDep
 from app.api.views import conversation_view, message_view
@@ -32,7 +32,17 @@ class SessionIn(BaseModel):
 
 
 class MessageIn(BaseModel):
-    content: str = Field(max_length=20_000, description="What the customer typed.")
+    content: str = Field(max_length=60_000, description="What the customer typed.")
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _drop_unpaired_surrogates(cls, value: object) -> object:
+        """JSON may carry lone surrogates (\\ud800); they are not text, so they are dropped."""
+        if isinstance(value, str):
+            return value.encode("utf-8", "ignore").decode("utf-8") if any(
+                "\ud800" <= ch <= "\udfff" for ch in value
+            ) else value
+        return value
 
 
 class MessageFeedbackIn(BaseModel):

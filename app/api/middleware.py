@@ -7,6 +7,7 @@ import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pymongo.errors import AutoReconnect, ConnectionFailure, ServerSelectionTimeoutError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -72,6 +73,21 @@ def install_error_handlers(app: FastAPI) -> None:
 
         return handle
 
+    async def invalid_request(request: Request, exc: Exception) -> JSONResponse:
+        """422 with what to fix, per field; the offending input is not echoed back."""
+        errors = exc.errors() if isinstance(exc, RequestValidationError) else []
+        detail = [
+            {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "invalid")),
+             "type": str(e.get("type", ""))}
+            for e in errors
+        ]
+        summary = "; ".join(
+            f"{'.'.join(str(p) for p in d['loc'][1:]) or 'body'}: {d['msg']}" for d in detail
+        )
+        return JSONResponse({"detail": summary or "invalid request", "errors": detail},
+                            status_code=422)
+
+    app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(NotFound, handler(404))
     app.add_exception_handler(Unauthenticated, handler(401, {"WWW-Authenticate": "Bearer"}))
     app.add_exception_handler(InvalidInput, handler(422))

@@ -7,7 +7,7 @@ the top-k cut: a backend may return fewer hits than `limit`, never a hit the fil
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol, runtime_checkable
 
@@ -27,7 +27,9 @@ class Hit:
     `passage_id` is the fusion key: the chunk id (`slug#i`) or the ticket id. A BM25 article hit
     carries the id of its best-matching chunk, so it fuses with a dense hit on that chunk.
     `score` is the ranker's own score (cosine mapped to [0, 1], or BM25): comparable only within
-    one ranker, which is why fusion uses ranks.
+    one ranker, which is why fusion uses ranks. `vector` is the passage's stored embedding when
+    the backend has it at hand (LocalSearch does; AtlasSearch projects vectors out), so the
+    offline reranker need not embed the passage again.
     """
 
     passage_id: str
@@ -40,6 +42,7 @@ class Hit:
     audience: str = "all"
     locale: str = "en"
     resolved_at: datetime | None = None
+    vector: tuple[float, ...] | None = field(default=None, repr=False, compare=False)
 
 
 @runtime_checkable

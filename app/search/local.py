@@ -235,6 +235,10 @@ class LocalSearch:
         s = self._snap
         return {"articles": len(s.articles), "chunks": len(s.chunks), "tickets": len(s.tickets)}
 
+    @staticmethod
+    def _vector(matrix: FloatArray, usable: BoolArray, row: int) -> tuple[float, ...] | None:
+        return tuple(matrix[row].tolist()) if usable[row] else None
+
     def _chunk_hit(self, row: int, score: float) -> Hit:
         c = self._snap.chunks[row]
         return Hit(
@@ -247,6 +251,7 @@ class LocalSearch:
             score=score,
             audience=c.audience,
             locale=c.locale,
+            vector=self._vector(self._snap.chunk_vecs, self._snap.chunk_usable, row),
         )
 
     async def dense_chunks(
@@ -329,6 +334,7 @@ class LocalSearch:
                     audience=t.audience,
                     locale=t.locale,
                     resolved_at=t.resolved_at,
+                    vector=self._vector(s.ticket_vecs, s.ticket_usable, row),
                 )
             )
         return hits

@@ -1,7 +1,7 @@
 """Citation check (pure): every `[n]` in an answer must name a passage that was actually supplied.
 
 A citation *run* is one or more adjacent bracket groups of numbers: `[2]`, `[1, 3]`, `[1][3]`,
-`[1] [3]`. Numbers outside 1..len(passages) are removed and counted; a run left empty disappears
+`[1] [3]`, numbers of up to three digits (`[2026]` is a year, not a citation). Numbers outside 1..len(passages) are removed and counted; a run left empty disappears
 together with the space before it, so "works [7]." becomes "works." and never "works ." A bracket
 group followed by `(` is a Markdown link, not a citation.
 
@@ -15,12 +15,13 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-_GROUP = r"\[[ \t]*\d{1,6}(?:[ \t]*,[ \t]*\d{1,6})*[ \t]*\]"
+_GROUP = r"\[[ \t]*\d{1,3}(?:[ \t]*,[ \t]*\d{1,3})*[ \t]*\]"
 _RUN = re.compile(rf"{_GROUP}(?:[ \t]*{_GROUP})*(?!\()")
 _NUMBER = re.compile(r"\d+")
 _GROUP_ONLY = re.compile(_GROUP)
 _HSPACE = " \t"
 _PARTIAL_GROUP = re.compile(r"\[[\d \t,]*$")
+_PARTIAL_TAIL = re.compile(r"[ \t]*\[[\d \t,]*$")
 
 
 class CitationCheck(NamedTuple):
@@ -112,6 +113,14 @@ class CitationStreamFilter:
         cleaned = _clean(ready, self.passage_count, self._prev).text
         self._prev = ready[-1]
         return cleaned
+
+    def drop_partial(self) -> str:
+        """Forget a half-written citation at the end (the stream broke off); returns what went."""
+        match = _PARTIAL_TAIL.search(self._pending)
+        if not match:
+            return ""
+        self._pending = self._pending[: match.start()]
+        return match.group(0)
 
     def flush(self) -> str:
         ready, self._pending = self._pending, ""

@@ -159,7 +159,7 @@ def clamp_condensation(raw: object, *, original: str) -> Condensation:
     elif isinstance(value, str):
         items, coerced = [value], True
     else:
-        items, coerced = [], value is not None or not present
+        items, coerced = [], True  # null, missing or not a list
     tools: list[str] = []
     for item in items:
         if isinstance(item, str) and item in TOOLS:

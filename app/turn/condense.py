@@ -593,23 +593,33 @@ async def condense(
         return await condense_offline(
             message, history, router=router, prev_standalone=prev_standalone
         )
-    reason: str
+    raw: object = None
+    reason: str | None = None
     try:
         raw = await chat_model.complete_json(
             SYSTEM_PROMPT, _model_messages(message, history, prev_standalone), CONDENSE_SCHEMA
         )
-        if isinstance(raw, str):
-            raw = json.loads(raw)
     except Exception as exc:  # any provider failure: this turn falls back, the customer is served
         reason = f"model_error: {type(exc).__name__}"
-    else:
-        if isinstance(raw, dict) and "standaloneQuestion" in raw and "intent" in raw:
-            return _trust_but_verify(raw, message, history)
+    if reason is None:
+        parsed = _as_json_object(raw)
+        if parsed is not None and "standaloneQuestion" in parsed and "intent" in parsed:
+            return _trust_but_verify(parsed, message, history)
         reason = "invalid_json"
     offline = await condense_offline(
         message, history, router=router, prev_standalone=prev_standalone
     )
     return _replace(offline, fallback_reason=reason)
+
+
+def _as_json_object(raw: object) -> dict[str, Any] | None:
+    """The model's reply as a JSON object (adapters may hand back the raw text), else None."""
+    if isinstance(raw, str | bytes):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return None
+    return raw if isinstance(raw, dict) else None
 
 
 def _trust_but_verify(

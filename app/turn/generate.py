@@ -338,6 +338,8 @@ async def stream_answer(
         log.warning("chat model %s failed, answering offline: %s", chat_model.name, reason)
         interrupted = bool("".join(raw).strip())
         reply = None
+        if dropped := citations.drop_partial():  # "… the signature [1" ends without "[1"
+            raw[:] = ["".join(raw)[: -len(dropped)]]
         if interrupted and (out := feed(INTERRUPTED)):
             yield out
         if fallback_model is not chat_model:

@@ -73,7 +73,9 @@ _WITHOUT_OBJECT = (
     r"|(?:losing|deleting|removing|breaking|re-?installing|restarting|resetting|changing|"
     r"interrupting|downtime|disrupting|logging\s+out|signing\s+out|a\s+credit\s+card|a\s+card|"
     r"internet|wi-?fi|a\s+phone|a\s+smartphone|an?\s+app|the\s+app|calendar\s+access)"
-    r"(?:\s+(?:any|the|my|our|all|existing|current))?(?:\s+[a-z][a-z-]+)?"
+    r"(?:\s+(?:any|the|my|our|all|existing|current))?"
+    r"(?:\s+(?!(?:by|before|until|and|or|but|so|if|when|on|in|at|for|to|with|the|a|an|please|"
+    r"because|as|from|of|is|it|this|that|again|now|today|tomorrow)\b)[a-z][a-z-]+)?"
 )
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (

@@ -5,10 +5,11 @@ A candidate is a run of digits in which single spaces or dashes may separate dig
 passes the Luhn check becomes `[card ending 4242]`. Anything else stays exactly as written:
 order references, phone numbers, tracking numbers, and digit runs that fail Luhn.
 
-A run longer than 19 digits is usually a card followed by more digits typed in the same breath
-(`4242 4242 4242 4242 123` with the CVC). For those, group-aligned windows of 13–19 digits are
-checked too, but only windows that start with 2–6 (every major card network's first digit), which
-keeps long tracking numbers from being masked by the one-in-ten chance of passing Luhn.
+A run that is not itself a card may hold one next to other numbers typed in the same breath
+(`4242 4242 4242 4242 123` with the CVC, `visa 2 4242…`). For those, group-aligned windows of
+13–19 digits are checked too, but only windows starting with 2–6 (every major card network's first
+digit), which keeps most long tracking numbers from being masked by the one-in-ten chance of a
+window passing Luhn.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ _RUN = re.compile(r"(?<![\d])\d+(?:[ -]\d+)*(?![\d])")
 _SEPARATOR = re.compile(r"[ -]")
 MIN_DIGITS = 13
 MAX_DIGITS = 19
+_NETWORK_DIGITS = frozenset("23456")  # first digit of every major card network's numbers
 
 
 def luhn_valid(digits: str) -> bool:
@@ -48,20 +50,22 @@ def _mask_run(run: str) -> str:
     digits = _SEPARATOR.sub("", run)
     if len(digits) < MIN_DIGITS:
         return run
-    if len(digits) <= MAX_DIGITS:
-        return _mask(digits) if _is_card(digits) else run
-    # longer: look for a card-shaped window of whole groups
+    if _is_card(digits):
+        return _mask(digits)
+    # the run may hold a card plus neighbouring numbers: look for a card-shaped window of groups
     groups = _SEPARATOR.split(run)
     seps = _SEPARATOR.findall(run)
     for start in range(len(groups)):
-        if groups[start][:1] not in "23456":
+        if groups[start][:1] not in _NETWORK_DIGITS:
             continue
         for stop in range(len(groups), start, -1):
-            digits = "".join(groups[start:stop])
-            if _is_card(digits):
+            if (start, stop) == (0, len(groups)):
+                continue
+            window = "".join(groups[start:stop])
+            if _is_card(window):
                 head = "".join(g + s for g, s in zip(groups[:start], seps[:start], strict=True))
                 tail = "".join(s + g for s, g in zip(seps[stop - 1 :], groups[stop:], strict=True))
-                return head + _mask(digits) + tail
+                return head + _mask(window) + tail
     return run
 
 

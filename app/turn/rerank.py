@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.providers.rerank.base import Reranker, clamp01
+from app.providers.rerank.base import Reranker, VectorReranker, clamp01
 from app.search.base import Hit
 from app.turn.fuse import FusedCandidate
 
@@ -64,7 +64,11 @@ async def rerank_candidates(
     head = list(candidates[:shortlist])
     if not head:
         return []
-    scores = await reranker.rerank(query, [passage_text(c.hit) for c in head])
+    texts = [passage_text(c.hit) for c in head]
+    if isinstance(reranker, VectorReranker):
+        scores = await reranker.rerank_with_vectors(query, texts, [c.hit.vector for c in head])
+    else:
+        scores = await reranker.rerank(query, texts)
     if len(scores) != len(head):
         raise ValueError(f"reranker {reranker.name} returned {len(scores)} scores for {len(head)}")
     ranked = [

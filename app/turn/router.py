@@ -56,7 +56,7 @@ _HUMAN_REQUEST = [
         + _PEOPLE
         + r"\b"
     ),
-    _rx(r"\b(?:contact|reach|call|get|need|want)\w*\s+" + _PEOPLE + r"\b"),
+    _rx(r"\b(?:contact|reach|call|get|need|want)\w*\s+(?:me\s+|us\s+)?" + _PEOPLE + r"\b"),
     _rx(r"\b(?:real|actual|live)\s+(?:human|person|agent|people)\b"),
     _rx(r"\bhuman (?:please|pls|now)\b|^\s*(?:human|agent|operator|representative)[\s!.?]*$"),
     _rx(r"\b(?:call|ring|phone) me\b|\bcall me back\b|\bgive me a call\b"),
@@ -145,6 +145,11 @@ _CANCEL_NOT = _rx(
     r"\b(?:booking|reservation|meeting|event|invite|invitation|visit|check[- ]?in|desk|room|"
     r"recurring|series|newsletter|emails?|notifications?)s?\b"
 )
+_HOW_TO_CANCEL = _rx(
+    r"^\W*(?:and |so |but )?(?:how (?:do|can|would|could|does) (?:i|we|you|one|a customer)|"
+    r"how to|what(?:'s| is) the (?:process|procedure) to) cancel(?:l?ing)?"
+    r"(?: anything| in general)?\W*$|\bhow does (?:cancell?ing|cancell?ation) work\b"
+)
 _UNSUBSCRIBE = _rx(
     r"\b(?:unsubscrib\w*|newsletters?|marketing (?:e-?mails?|messages)|mailing list|"
     r"promotional (?:e-?mails?|messages))\b"
@@ -160,7 +165,8 @@ _ANGRY = _rx(
     r"sick (?:and tired )?of|how dare)\b"
 )
 _FRUSTRATED = _rx(
-    r"\b(?:still (?:not|doesn'?t|does not|isn'?t|broken|waiting|no)|again\?|(?:second|third|"
+    r"\b(?:still (?:not|doesn'?t|does not|isn'?t|won'?t|can'?t|broken|waiting|no|fail\w*|"
+    r"crash\w*|offline|down|happening)|again\?|(?:second|third|"
     r"fourth|fifth|\d+(?:st|nd|rd|th)) time|tried everything|keeps? (?:happening|failing|"
     r"crashing)|frustrat\w*|annoy\w*|fed up|tired of|for (?:days|weeks|hours)|waste of time|"
     r"didn'?t help|not helpful|already (?:told|tried|did)|nobody|no one (?:has )?(?:replied|"
@@ -200,6 +206,10 @@ def lexicon_intent(text: str) -> tuple[str, str] | None:
     if _CANCEL_WORD.search(text):
         if _FEE.search(text) or _ASK_ABOUT.search(text):
             return "billing_question", "cancellation_terms"
+        if _HOW_TO_CANCEL.search(text):
+            return "how_to", "how_to_cancel"  # asking how it works, no object: not a request yet
+        if _CANCEL_NOT.search(text) and not _CANCEL_ORDER.search(text):
+            return "how_to", "cancel_booking"  # a room booking or a meeting, not a contract
         if _CANCEL_ORDER.search(text):
             return "cancellation", "cancel_order"
         if _ACCOUNT_OBJECT.search(text) and not _CANCEL_NOT.search(text):
@@ -230,6 +240,10 @@ _TRIGGERS: dict[str, re.Pattern[str]] = {
     "legal": _rx(
         r"\b(?:legal\w*|law\w*|court|sue|suing|contract|regulat\w*|authorit\w*|complian\w*|"
         r"police|subpoena\w*|attorney|damages|breach)\b"
+    ),
+    "acknowledgment": _rx(
+        r"\b(?:thanks?|thx|ty|cheers|ok(?:ay)?|got it|great|perfect|awesome|cool|works?|worked|"
+        r"fixed|sorted|appreciat\w*|good|fine|nice|brilliant|understood|excellent|yes|yep)\b"
     ),
     "human_handoff": _rx(
         r"\b(?:human|person|people|agent|representative|rep|operator|someone|somebody|staff|"
@@ -371,6 +385,8 @@ class Router:
             rule = None
             if looks_like_acknowledgment(text):
                 intent, score, rule = "acknowledgment", max(score, 0.9), "acknowledgment"
+            elif is_greeting(text):
+                intent, score, rule = "other", max(score, 0.9), "greeting"
 
         mood = lexicon_sentiment(text)
         if mood is not None:
@@ -381,7 +397,8 @@ class Router:
 
     def _vote(self, ranked: list[tuple[str, float, str]], text: str) -> tuple[str, float]:
         """Similarity-weighted vote of the k nearest exemplars whose intent may stand here."""
-        no_ack = "?" in text or len(text.split()) > 8  # never a bare acknowledgment
+        # a question, a long message or a complaint is never a bare acknowledgment
+        no_ack = "?" in text or len(text.split()) > 8 or bool(_NEGATIVE_CONTEXT.search(text))
         eligible = [
             n
             for n in ranked

@@ -445,8 +445,8 @@ def offline_answer(request: GenerationRequest) -> str:
     extract = ""
     if request.passages and request.confidence != "none" and not found:
         extract = extract_answer(question, request.passages)
-    if not facts and not extract:
-        return no_answer_reply(request.tool_results)
+    if not found and not extract:
+        return no_answer_reply(request.tool_results)  # what the lookups said, and a person
     text = " ".join(p for p in (" ".join(facts), extract) if p)
     if extract and request.confidence == "weak":
         text += f" {WEAK_HEDGE}"

@@ -21,6 +21,19 @@ class Reranker(Protocol):
     async def rerank(self, query: str, texts: Sequence[str]) -> list[float]: ...
 
 
+@runtime_checkable
+class VectorReranker(Reranker, Protocol):
+    """A reranker that can reuse the passages' stored embeddings instead of embedding them.
+
+    `vectors[i]` is the stored embedding of `texts[i]`, or None when the backend did not supply
+    one (the reranker then embeds that text itself).
+    """
+
+    async def rerank_with_vectors(
+        self, query: str, texts: Sequence[str], vectors: Sequence[Sequence[float] | None]
+    ) -> list[float]: ...
+
+
 def clamp01(x: float) -> float:
     """Into [0, 1]; NaN (a broken model output) becomes 0, never a confident score."""
     if x != x:  # NaN

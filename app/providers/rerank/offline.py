@@ -21,7 +21,9 @@ score is a logistic blend of four features of (original question q, passage p = 
 With no content terms (e.g. "hello?") only `sem` speaks. Weights are set so that a passage the
 bi-encoder finds moderately similar (sem ≈ s0) covering half the question sits at 0.5, between
 the default weak (0.45) and strong (0.6) bands; see `OfflineWeights` for the values and the
-calibration note. Passage vectors are cached (LRU), since the same chunks recur across turns.
+calibration note. `sem` reuses the passage's stored embedding when the search backend supplies
+it (LocalSearch does); otherwise passages are embedded here and cached (LRU), since the same
+chunks recur across turns.
 """
 
 from __future__ import annotations
@@ -127,31 +129,50 @@ class OfflineReranker:
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
         self._cache_size = cache_size
 
-    async def _passage_vectors(self, texts: Sequence[str]) -> list[list[float]]:
+    async def _passage_vectors(
+        self, texts: Sequence[str], stored: Sequence[Sequence[float] | None], width: int
+    ) -> list[Sequence[float]]:
+        """Stored vectors where given (and of the query's width), else cached or embedded."""
         assert self._embedder is not None
-        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        usable = [v if v is not None and len(v) == width else None for v in stored]
+        missing = list(
+            dict.fromkeys(
+                t for t, v in zip(texts, usable, strict=True) if v is None and t not in self._cache
+            )
+        )
         if missing:
             for text, vec in zip(
                 missing, await self._embedder.embed_documents(missing), strict=True
             ):
                 self._cache[text] = vec
-        out = []
-        for t in texts:
+        out: list[Sequence[float]] = []
+        for t, v in zip(texts, usable, strict=True):
+            if v is not None:
+                out.append(v)
+                continue
             self._cache.move_to_end(t)
             out.append(self._cache[t])
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
         return out
 
-    async def features(self, query: str, texts: Sequence[str]) -> list[Features]:
+    async def features(
+        self,
+        query: str,
+        texts: Sequence[str],
+        vectors: Sequence[Sequence[float] | None] | None = None,
+    ) -> list[Features]:
         """Every feature of every passage (for inspection and calibration)."""
         if not texts:
             return []
+        stored = list(vectors) if vectors is not None else [None] * len(texts)
+        if len(stored) != len(texts):
+            raise ValueError(f"{len(stored)} vectors for {len(texts)} texts")
         sems = [self.weights.sem_center] * len(texts)
         if self._embedder is not None:
             try:
                 qvec = await self._embedder.embed_query(query)
-                pvecs = await self._passage_vectors(texts)
+                pvecs = await self._passage_vectors(texts, stored, len(qvec))
             except ProviderError:
                 raise
             except Exception as exc:
@@ -166,3 +187,9 @@ class OfflineReranker:
 
     async def rerank(self, query: str, texts: Sequence[str]) -> list[float]:
         return [blend(f, self.weights) for f in await self.features(query, texts)]
+
+    async def rerank_with_vectors(
+        self, query: str, texts: Sequence[str], vectors: Sequence[Sequence[float] | None]
+    ) -> list[float]:
+        """As `rerank`, reusing the passages' stored embeddings where the backend supplied them."""
+        return [blend(f, self.weights) for f in await self.features(query, texts, vectors)]

@@ -12,6 +12,7 @@
   const REASON_LABELS = { policy: 'Policy intent', explicit: 'Asked for a person', frustration: 'Frustration', failed_turns: 'Failed turns' };
 
   let selectedCase = null;
+  let lastMetrics = null;
 
   function h(tag, attrs) {
     const el = document.createElement(tag);
@@ -144,11 +145,15 @@
       }
       return;
     }
+    lastMetrics = metrics;
     renderHeadline(metrics);
+    renderCharts(metrics);
+    renderGaps(gaps.gaps || []);
+  }
+  function renderCharts(metrics) {
     renderDaily(metrics);
     renderConfidence(metrics.confidenceMix || {});
     renderReasons(metrics.escalationReasons || {});
-    renderGaps(gaps.gaps || []);
   }
   function stat(label, value, sub, cls) {
     return h('div', { class: 'stat' + (cls ? ' ' + cls : '') }, h('span', { class: 'label' }, label), h('span', { class: 'value' }, value), sub ? h('span', { class: 'sub' }, sub) : null);
@@ -448,7 +453,7 @@
         ? h('p', { class: 'hint' }, 'Nothing was retrieved for this request — likely a knowledge gap (or the bot was not allowed to answer).')
         : null;
 
-    detail.replaceChildren(
+    const parts = [
       h(
         'div',
         { class: 'detail-head' },
@@ -517,8 +522,9 @@
         })
       ),
       replyForm,
-      h('details', null, h('summary', null, 'Raw handoff packet (JSON)'), h('pre', { class: 'raw' }, JSON.stringify(c, null, 2)))
-    );
+      h('details', null, h('summary', null, 'Raw handoff packet (JSON)'), h('pre', { class: 'raw' }, JSON.stringify(c, null, 2))),
+    ];
+    detail.replaceChildren(...parts.filter(Boolean));
     const tr = detail.querySelector('.transcript');
     tr.scrollTop = tr.scrollHeight;
   }
@@ -556,6 +562,12 @@
   } catch (_) {
     /* ignore */
   }
+  let resizeTimer = null;
+  window.addEventListener('resize', () => {
+    // Charts are drawn at their container's pixel width: redraw after a resize settles.
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => lastMetrics && renderCharts(lastMetrics), 150);
+  });
   setRange(30);
   const saved = token();
   if (saved) signIn(saved);

@@ -26,6 +26,11 @@
     container.replaceChildren(svg);
     return svg;
   }
+  function widthOf(container, fallback) {
+    // Draw at the container's pixel width so text stays at its real size; hidden → fallback.
+    const w = Math.round(container.clientWidth || 0);
+    return w >= 240 ? w : fallback;
+  }
   function niceMax(v) {
     if (v <= 4) return 4;
     const pow = Math.pow(10, Math.floor(Math.log10(v)));
@@ -37,7 +42,7 @@
   }
 
   function lines(container, o) {
-    const W = 640, H = 260, L = 40, R = 12, T = 14, B = 34;
+    const W = widthOf(container, 640), H = 260, L = 40, R = 14, T = 14, B = 34;
     const svg = frame(container, W, H, o.title, o.desc, 'lines');
     const n = o.labels.length;
     const all = o.series.flatMap((x) => x.values).concat(o.bars ? o.bars.values : []);
@@ -54,10 +59,10 @@
     if (!n || all.every((v) => !v)) {
       empty(svg, W, H);
     }
-    const step = Math.max(1, Math.ceil(n / 8));
+    const step = Math.max(1, Math.ceil(n / Math.max(2, Math.floor((W - L - R) / 70))));
     const xAxis = s('g', { class: 'x-axis' });
     o.labels.forEach((lab, i) => {
-      if (i % step && i !== n - 1) return;
+      if ((n - 1 - i) % step) return; // anchored on the last day, evenly spaced
       xAxis.append(s('text', { x: x(i), y: H - B + 18, 'text-anchor': 'middle', class: 'tick' }, lab));
     });
     svg.append(xAxis);
@@ -89,7 +94,7 @@
   }
 
   function stacked(container, o) {
-    const W = 640, H = 96, L = 0, R = 0, T = 10, BH = 40;
+    const W = widthOf(container, 640), H = 96, L = 0, R = 0, T = 10, BH = 40;
     const svg = frame(container, W, H, o.title, o.desc, 'stacked');
     const total = o.segments.reduce((a, b) => a + (b.value || 0), 0);
     svg.append(s('rect', { x: L, y: T, width: W - L - R, height: BH, rx: 8, fill: '#eef1f5' }));
@@ -123,8 +128,8 @@
   }
 
   function hbars(container, o) {
-    const rowH = 34, L = 120, R = 48, T = 6;
-    const W = 640, H = T * 2 + rowH * Math.max(1, o.items.length);
+    const rowH = 34, L = 150, R = 48, T = 6;
+    const W = widthOf(container, 640), H = T * 2 + rowH * Math.max(1, o.items.length);
     const svg = frame(container, W, H, o.title, o.desc, 'hbars');
     const maxV = Math.max(1, ...o.items.map((i) => i.value || 0));
     const g = s('g', { class: 'rows' });

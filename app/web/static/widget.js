@@ -329,6 +329,7 @@ a.cite:hover { text-decoration: underline; }
   font-weight: 600; min-height: 32px; }
 .btn:hover:not(:disabled) { background: #f2f4f7; }
 .btn.primary { background: var(--cg-accent); color: var(--cg-on-accent); border-color: transparent; }
+.btn.primary:hover:not(:disabled) { background: var(--cg-accent); filter: brightness(.92); }
 .linkish { border: 0; background: none; color: var(--cg-link); font-weight: 600; padding: 4px 2px;
   text-decoration: underline; text-underline-offset: 2px; font-size: 13px; }
 .linkish:disabled { color: #667085; text-decoration: none; }
@@ -563,6 +564,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     }
     const body = await res.json();
     if (myGen !== gen) throw new WidgetError('stale', 'identity changed');
+    st.tokenHash = token ? fnv(token) : null;
     st.sessionToken = body.sessionToken;
     st.sessionExpiresAt = body.expiresAt || null;
     st.customer = body.customer || null;
@@ -611,12 +613,25 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
   }
 
   // ---------------------------------------------------------------- rendering
+  // The log stays pinned to the newest message unless the reader has scrolled up; content
+  // changes (streaming, sources, feedback forms) and size changes (prompt bars, errors,
+  // keyboard on phones) keep it pinned.
+  let pinned = true;
   function nearBottom() {
     return log.scrollHeight - log.scrollTop - log.clientHeight < 80;
   }
   function scrollDown(force) {
-    if (force || nearBottom()) log.scrollTop = log.scrollHeight;
+    if (force || pinned || nearBottom()) {
+      log.scrollTop = log.scrollHeight;
+      pinned = true;
+    }
   }
+  log.addEventListener('scroll', () => (pinned = nearBottom()), { passive: true });
+  const keepPinned = () => {
+    if (pinned) log.scrollTop = log.scrollHeight;
+  };
+  if (window.ResizeObserver) new ResizeObserver(keepPinned).observe(log);
+  new MutationObserver(keepPinned).observe(log, { childList: true, subtree: true, characterData: true });
   function initials(name) {
     return (name || '?').split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0].toUpperCase()).join('');
   }
@@ -701,7 +716,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
   }
   function updateHeader() {
     const escalated = st.status === 'escalated';
-    if (escalated) subtitle.textContent = 'A person from our team will reply here' + (st.caseRef ? ` · ${st.caseRef}` : '');
+    if (escalated) subtitle.textContent = 'Connected to our team' + (st.caseRef ? ` · case ${st.caseRef}` : '');
     else if (st.customer && st.customer.name) subtitle.textContent = `Signed in as ${st.customer.name}`;
     else subtitle.textContent = 'Ask us anything';
     handoffBtn.disabled = escalated;
@@ -952,6 +967,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
   }
   function finishBubble(s, message) {
     if (s.frame) cancelAnimationFrame(s.frame);
+    const stick = nearBottom();
     s.el.classList.remove('streaming');
     s.el.removeAttribute('aria-busy');
     fillMessage(s.el, message);
@@ -960,7 +976,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     save();
     const meta = message.meta || {};
     if (meta.escalated && meta.caseRef) showEscalation(meta.caseRef, meta.escalationReason);
-    scrollDown();
+    scrollDown(stick);
   }
   function silentNote(userEl) {
     // The conversation is with a person: the bot stays silent and the message waits for them.
@@ -1275,6 +1291,16 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     clearLog();
     updateHeader();
   }
+  function dropSessionIfTokenChanged(token) {
+    // State is keyed by the token's (unverified) `sub`; a session is only reused for the very
+    // token that created it, so any other token is verified by the server before it counts.
+    if (token && st.tokenHash !== fnv(token) && st.sessionToken) {
+      st.sessionToken = null;
+      st.sessionExpiresAt = null;
+      st.customer = null;
+      save();
+    }
+  }
   async function identify(tokenOrFn) {
     flushFeedback();
     let token = null;
@@ -1296,6 +1322,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     currentToken = token;
     if (same) return snapshot();
     switchTo(key);
+    dropSessionIfTokenChanged(token);
     const myGen = gen;
     try {
       if (token || st.conversationId) await ensureSession();
@@ -1386,6 +1413,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     provider = initial ? () => Promise.resolve(initial) : null;
     identityKey = identityKeyFor(initial);
     load();
+    dropSessionIfTokenChanged(initial);
     clearLog();
     updateHeader();
     if (st.conversationId) {

@@ -1,0 +1,226 @@
+"""The offline provider: extractive answers with citations, factual tool sentences, short thanks."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import pytest
+
+from app.providers.chat import build_chat_model, build_fallback_chat_model
+from app.providers.chat.base import (
+    ChatMessage,
+    GenerationRequest,
+    PassageLike,
+    StreamDone,
+    TextDelta,
+    ToolOutcome,
+)
+from app.providers.chat.offline import (
+    OfflineChatModel,
+    acknowledgment_reply,
+    extract_answer,
+    split_sentences,
+    tool_sentences,
+)
+from app.providers.errors import ProviderError
+from app.settings import Settings
+from app.turn.citations import check_citations
+from app.turn.tools import ToolResult
+from tests.fakes_chat import AUTH_302, NO_ORDER, ORDER, SUBSCRIPTION, TICKET, WEBHOOKS
+
+
+def request(
+    question: str,
+    passages: Sequence[PassageLike] = (),
+    tools: Sequence[ToolOutcome] = (),
+    **kw: object,
+) -> GenerationRequest:
+    return GenerationRequest(
+        system="s",
+        messages=[ChatMessage("user", question)],
+        question=question,
+        original=question,
+        passages=passages,
+        tool_results=tools,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+async def test_extractive_answer_cites_the_passage_it_quotes() -> None:
+    model = OfflineChatModel()
+    reply = await model.generate(request("What does AUTH_302 mean?", [AUTH_302, WEBHOOKS]))
+    assert "AUTH_302" in reply.text and "signature did not verify" in reply.text
+    check = check_citations(reply.text, 2)
+    assert check.valid == [1] and check.invalid == 0
+    assert reply.usage.input == 0 and reply.model == "offline"
+
+
+async def test_extractive_answer_prefers_the_top_ranked_passage_on_a_tie() -> None:
+    twin = dataclasses.replace(AUTH_302, id="copy#0", doc_id="copy")
+    text = extract_answer("What does AUTH_302 mean?", [twin, AUTH_302])
+    assert check_citations(text, 2).valid == [1]
+
+
+async def test_a_procedure_is_quoted_whole_with_its_lead_in() -> None:
+    text = extract_answer("How do I verify webhook signatures?", [WEBHOOKS, AUTH_302])
+    assert text.startswith("Every request has an X-Harborline-Signature header. To verify it:")
+    assert "1. Take the raw request body" in text and "3. Reject requests" in text
+    assert text.endswith("[1].")
+
+
+async def test_the_second_passage_is_cited_with_its_own_number() -> None:
+    text = extract_answer("Room Panel stuck pairing, how to reset it?", [WEBHOOKS, TICKET])
+    assert "Hold the power button" in text
+    assert check_citations(text, 2).valid == [2]
+
+
+def test_split_sentences_handles_markdown() -> None:
+    text = (
+        "Intro with **bold** and a [link](sso-setup). Second sentence, e.g. this one.\n\n"
+        "## Heading\n\n"
+        "- item one\n- item two. Still item two\n\n"
+        "| | Free | Pro |\n|---|---|---|\n| Price per seat | $0 | $9 |\n"
+    )
+    got = split_sentences(text)
+    assert [(t, item, numbered) for t, item, _, numbered in got] == [
+        ("Intro with bold and a link.", False, False),
+        ("Second sentence, e.g. this one.", False, False),
+        ("item one", True, False),
+        ("item two. Still item two", True, False),
+        ("Price per seat — Free: $0; Pro: $9.", False, False),
+    ]
+    blocks = [block for _, _, block, _ in got]
+    assert blocks[0] == blocks[1] < blocks[2] == blocks[3] < blocks[4]
+    assert split_sentences("Do this:\n1. one\n2. two")[1][3] is True  # numbered steps
+
+
+@pytest.mark.parametrize(
+    ("result", "expected"),
+    [
+        (
+            ORDER,
+            [
+                "Order ORD-1042 is shipped (placed 2026-07-01).",
+                "It shipped on 2026-07-03 with UPS, tracking number 1Z999AA10123456784.",
+                "It contains 2 × Room Panel (HL-RP10).",
+            ],
+        ),
+        (NO_ORDER, ["I don't see an order ORD-9999 on your account."]),
+        (
+            SUBSCRIPTION,
+            ["You're on the Pro plan (active) with 25 seats; it renews on 2026-10-01 at 225.00."],
+        ),
+        (
+            ToolResult(
+                "listRecentOrders",
+                ok=True,
+                found=True,
+                data=[
+                    {"orderRef": "ORD-1042", "status": "shipped", "placedAt": "2026-07-01"},
+                    {"orderRef": "ORD-1043", "status": "processing", "placedAt": "2026-07-09"},
+                ],
+            ),
+            [
+                "Your most recent orders are ORD-1042: shipped, placed 2026-07-01; "
+                "ORD-1043: processing, placed 2026-07-09."
+            ],
+        ),
+        (
+            ToolResult(
+                "lookupCase",
+                ok=True,
+                found=True,
+                data={
+                    "caseRef": "CASE-7KQ2ZD",
+                    "status": "open",
+                    "openedAt": "2026-07-01T09:30",
+                    "slaDueAt": "2026-07-01T13:30",
+                },
+            ),
+            [
+                "Case CASE-7KQ2ZD is open; it was opened 2026-07-01 at 09:30 and a first "
+                "response is due by 2026-07-01 at 13:30."
+            ],
+        ),
+        (
+            ToolResult("lookupOrder", ok=True, found=True, data={"garbage": [1, 2]}),
+            ["Order Your order is in an unknown state."],
+        ),
+        (ToolResult("lookupOrder", ok=True, found=True, data="??"), None),
+        (ToolResult("lookupOrder", ok=False, found=False), ["I couldn't look that up just now."]),
+    ],
+)
+def test_tool_sentences(result: ToolResult, expected: list[str] | None) -> None:
+    if expected is None:
+        expected = ["I looked that up but couldn't read the result."]
+    assert tool_sentences(result) == expected
+
+
+async def test_tool_facts_answer_order_questions_without_passage_padding() -> None:
+    reply = await OfflineChatModel().generate(
+        request("where is my order ORD-1042?", [WEBHOOKS], [ORDER], intent="order_status")
+    )
+    assert reply.text.startswith("Order ORD-1042 is shipped")
+    assert "[1]" not in reply.text  # a found order is the answer; docs are not cited
+
+
+async def test_not_found_tool_result_is_said_honestly() -> None:
+    reply = await OfflineChatModel().generate(
+        request("where is ORD-9999?", (), [NO_ORDER], confidence="none")
+    )
+    assert reply.text.startswith("I don't see an order ORD-9999 on your account.")
+    assert "person" in reply.text
+
+
+async def test_weak_confidence_is_hedged_and_nothing_relevant_is_honest() -> None:
+    weak = await OfflineChatModel().generate(
+        request("What does AUTH_302 mean?", [AUTH_302], confidence="weak")
+    )
+    assert weak.text.endswith("I can connect you with a person.")
+    empty = await OfflineChatModel().generate(request("What is the meaning of life?"))
+    assert empty.text.startswith("I don't have enough information")
+
+
+@pytest.mark.parametrize(
+    ("message", "name", "expected"),
+    [
+        ("thanks!", "Ana Lima", "You're welcome, Ana! Is there anything else I can help with?"),
+        ("thank you so much", None, "You're welcome! Is there anything else I can help with?"),
+        (
+            "that worked, perfect",
+            "Ben",
+            "Glad that sorted it, Ben! Let me know if anything else comes up.",
+        ),
+        ("ok bye", "Ana", "Thanks for getting in touch, Ana. Have a great day!"),
+        ("ok", "  ", "Great. Is there anything else I can help with?"),
+    ],
+)
+def test_acknowledgment_reply(message: str, name: str | None, expected: str) -> None:
+    assert acknowledgment_reply(message, name) == expected
+
+
+async def test_acknowledgment_intent_ignores_passages() -> None:
+    reply = await OfflineChatModel().generate(
+        request("thanks", [AUTH_302], intent="acknowledgment", customer_name="Ana Lima")
+    )
+    assert reply.text == "You're welcome, Ana! Is there anything else I can help with?"
+
+
+async def test_stream_deltas_concatenate_to_the_reply() -> None:
+    events = [
+        e async for e in OfflineChatModel().stream(request("What does AUTH_302 mean?", [AUTH_302]))
+    ]
+    assert isinstance(events[-1], StreamDone)
+    deltas = [e.text for e in events if isinstance(e, TextDelta)]
+    assert len(deltas) > 3 and "".join(deltas) == events[-1].reply.text
+
+
+async def test_complete_json_is_not_offered_offline() -> None:
+    with pytest.raises(ProviderError):
+        await OfflineChatModel().complete_json("s", [ChatMessage("user", "x")], {"type": "object"})
+
+
+def test_factory_defaults_to_offline(settings: Settings) -> None:
+    assert build_chat_model(settings).name == "offline"
+    assert build_fallback_chat_model().name == "offline"

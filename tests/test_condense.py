@@ -1,0 +1,368 @@
+"""Condense + classify: identifiers, follow-up resolution, tools, and the model path's fallbacks."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from typing import Any
+
+import pytest
+
+from app.providers.embeddings.fake import FakeEmbedder
+from app.providers.errors import ProviderError
+from app.turn.clamp import INTENTS
+from app.turn.condense import (
+    CONDENSE_SCHEMA,
+    SYSTEM_PROMPT,
+    Turn,
+    condense,
+    find_identifiers,
+    resolve_followup,
+    subject_of,
+)
+from app.turn.router import Router
+
+
+class ScriptedChatModel:
+    """Replies from a queue (a value to return or an exception to raise); records every call."""
+
+    def __init__(self, *replies: object) -> None:
+        self.replies: deque[object] = deque(replies)
+        self.calls: list[dict[str, Any]] = []
+
+    async def complete_json(
+        self, system: str, messages: list[dict[str, str]], schema: dict[str, Any]
+    ) -> dict[str, Any]:
+        self.calls.append({"system": system, "messages": messages, "schema": schema})
+        reply = self.replies.popleft()
+        if isinstance(reply, BaseException):
+            raise reply
+        return reply  # type: ignore[return-value]  # garbage on purpose in some tests
+
+
+@pytest.fixture
+def router() -> Router:
+    return Router(FakeEmbedder())
+
+
+# --- identifiers -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("where is ORD-1042?", ["ORD-1042"]),
+        ("ord 2231 and ord-77 and ORD#5512", ["ORD-2231", "ORD-5512"]),
+        ("my case CASE-7F3K2Q is still open", ["CASE-7F3K2Q"]),
+        ("case number 8HX2KQ", ["CASE-8HX2KQ"]),
+        ("in case it matters", []),
+        ("SSO fails with AUTH_302 then RATE_429", ["AUTH_302", "RATE_429"]),
+        ("the hl-rp10 panel and HL-DT2 tag", ["HL-RP10", "HL-DT2"]),
+        ("ORD-1042 ORD-1042", ["ORD-1042"]),
+        ("order 370795561790", []),
+    ],
+)
+def test_find_identifiers(text: str, expected: list[str]) -> None:
+    assert find_identifiers(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("Where is ORD-1042?", "ORD-1042"),
+        ("How do I mount the Room Panel on glass?", "the Room Panel"),
+        ("Does Harborline Workspace support Okta?", "Harborline Workspace"),
+        ("How can I reset a desk tag?", "the desk tag"),
+        ("What are the different types?", None),
+        ("hello there", None),
+    ],
+)
+def test_subject_of(question: str, subject: str | None) -> None:
+    assert subject_of(question) == subject
+
+
+# --- follow-up resolution ------------------------------------------------------------------------
+
+REWRITES = [
+    # pronouns the previous question makes unambiguous
+    ("when will it arrive?", ["Where is ORD-1042?"], "when will ORD-1042 arrive?"),
+    ("what does it mean?", ["I get AUTH_302 at sign-in"], "what does AUTH_302 mean?"),
+    ("Does it support Outlook?", ["Can I mount the Room Panel on glass?"],
+     "Does the Room Panel support Outlook?"),
+    ("how do I pair them?", ["I bought the new desk tags"], "how do I pair the new desk tags?"),
+    ("What is its battery life?", ["Tell me about the Visitor Kiosk"],
+     "What is the Visitor Kiosk's battery life?"),
+    # the subject of an older question when the last one named nothing
+    ("Is it waterproof?", ["why?", "Tell me about the Desk Tag"], "Is the Desk Tag waterproof?"),
+    # ellipsis: swap a plan / platform the previous question named
+    ("and for pro?", ["Can I set up SSO on the enterprise plan?"],
+     "Can I set up SSO on the pro plan?"),
+    ("what about android?", ["Is there a booking app for iOS?"],
+     "Is there a booking app for android?"),
+    ("and ORD-2000?", ["Has ORD-1042 shipped?"], "Has ORD-2000 shipped?"),
+    # subjectless short follow-ups carry the subject
+    ("how much?", ["Is there an extra cost for the Visitor Kiosk?"],
+     "how much regarding the Visitor Kiosk?"),
+    # nothing to resolve, or not ours to guess: the message stays as written
+    ("and for pro?", ["How do I add a room?"], "and for pro?"),
+    ("what about security?", ["Tell me about the Room Panel"], "what about security?"),
+    ("how much does it cost?", ["hello"], "how much does it cost?"),
+    ("my desk tag is blank, is it broken?", ["How do I book a room?"],
+     "my desk tag is blank, is it broken?"),
+    ("is it possible to export bookings?", ["How do I add the Visitor Kiosk?"],
+     "is it possible to export bookings?"),
+    ("are they waterproof?", ["Can I mount the panel outside?"], "are they waterproof?"),
+    ("Does the Room Panel need PoE or is it battery powered?", ["Tell me about the Room Panel"],
+     "Does the Room Panel need PoE or is it battery powered?"),
+    ("That is great news", ["Can I mount the Room Panel on glass?"], "That is great news"),
+    ("how do I book a desk?", ["Where is ORD-1042?"], "how do I book a desk?"),
+    ("when will it arrive?", [], "when will it arrive?"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("message", "earlier", "expected"), REWRITES)
+def test_resolve_followup(message: str, earlier: list[str], expected: str) -> None:
+    assert resolve_followup(message, earlier).text == expected
+
+
+@pytest.mark.parametrize(("message", "earlier", "expected"), REWRITES)
+def test_rewrites_only_use_words_the_conversation_said(
+    message: str, earlier: list[str], expected: str
+) -> None:
+    said = {w.lower() for w in re.findall(r"[\w-]+", " ".join([message, *earlier]))}
+    out = {w.lower() for w in re.findall(r"[\w-]+", resolve_followup(message, earlier).text)}
+    assert out - said <= {"the", "regarding", "s"}  # connective words only, never a new fact
+
+
+# --- offline condensation --------------------------------------------------------------------
+
+
+async def test_empty_message(router: Router) -> None:
+    c = await condense("   ", [], chat_model=None, router=router, prev_standalone=None)
+    assert (c.intent, c.needs_retrieval, c.needs_tools) == ("other", False, ())
+
+
+@pytest.mark.parametrize(
+    ("message", "intent"), [("thanks!", "acknowledgment"), ("that fixed it", "acknowledgment"),
+                            ("hello", "other")]
+)  # fmt: skip
+async def test_social_turns_skip_retrieval(router: Router, message: str, intent: str) -> None:
+    history = [Turn("user", "where is ORD-1042?"), Turn("assistant", "It shipped today.")]
+    c = await condense(
+        message, history, chat_model=None, router=router, prev_standalone="Where is ORD-1042?"
+    )
+    assert (c.intent, c.needs_retrieval, c.needs_tools) == (intent, False, ())
+    assert c.standalone_question == message  # not rewritten into the previous question
+    assert c.mentioned_order_id is None
+
+
+async def test_follow_up_carries_the_order_reference(router: Router) -> None:
+    history = [Turn("user", "where is ord-1042?"), Turn("assistant", "It shipped on Monday.")]
+    c = await condense(
+        "when will it arrive?",
+        history,
+        chat_model=None,
+        router=router,
+        prev_standalone="where is ORD-1042?",
+    )
+    assert c.standalone_question == "when will ORD-1042 arrive?"
+    assert c.mentioned_order_id == "ORD-1042"
+    assert c.needs_tools == ("lookupOrder",)
+    assert c.source == "offline" and c.fallback_reason is None
+
+
+async def test_without_prev_standalone_the_last_user_turn_is_used(router: Router) -> None:
+    history = [Turn("user", "Has ORD-1042 shipped?"), Turn("assistant", "Yes.")]
+    c = await condense("and ORD-2000?", history, chat_model=None, router=router,
+                       prev_standalone=None)  # fmt: skip
+    assert c.standalone_question == "Has ORD-2000 shipped?"
+    assert c.mentioned_order_id == "ORD-2000"
+
+
+@pytest.mark.parametrize(
+    ("message", "tools"),
+    [
+        ("status of ORD-1042 please", ("lookupOrder",)),
+        ("where is my order", ("listRecentOrders",)),
+        ("when does our subscription renew?", ("lookupSubscription",)),
+        ("how many seats do we have on my plan", ("lookupSubscription",)),
+        ("any news on CASE-7F3K2Q?", ("lookupCase",)),
+        ("how do I mount the panel", ()),
+    ],
+)
+async def test_tools_by_rule(router: Router, message: str, tools: tuple[str, ...]) -> None:
+    c = await condense(message, [], chat_model=None, router=router, prev_standalone=None)
+    assert c.needs_tools == tools
+
+
+async def test_identifiers_and_case_ref(router: Router) -> None:
+    c = await condense(
+        "CASE-7F3K2Q: HL-RP10 shows AUTH_302", [], chat_model=None, router=router,
+        prev_standalone=None,
+    )  # fmt: skip
+    assert c.identifiers == ("CASE-7F3K2Q", "HL-RP10", "AUTH_302")
+    assert c.mentioned_case_ref == "CASE-7F3K2Q"
+
+
+async def test_explicit_human_request(router: Router) -> None:
+    c = await condense("I want to talk to a human", [], chat_model=None, router=router,
+                       prev_standalone=None)  # fmt: skip
+    assert c.explicit_human_request and c.intent == "human_handoff"
+    c = await condense(
+        "I want a refund, let me speak to a person", [], chat_model=None, router=router,
+        prev_standalone=None,
+    )  # fmt: skip
+    assert c.explicit_human_request and c.intent == "refund_request"
+
+
+async def test_policy_question_vs_request(router: Router) -> None:
+    ask = await condense("what is your refund policy?", [], chat_model=None, router=router,
+                         prev_standalone=None)  # fmt: skip
+    want = await condense("I want my money back", [], chat_model=None, router=router,
+                          prev_standalone=None)  # fmt: skip
+    assert ask.intent == "billing_question" and want.intent == "refund_request"
+
+
+async def test_sentiment_comes_from_the_customers_words(router: Router) -> None:
+    c = await condense(
+        "WHY IS IT STILL NOT SHIPPED", [Turn("user", "where is ORD-1042")], chat_model=None,
+        router=router, prev_standalone="where is ORD-1042",
+    )  # fmt: skip
+    assert c.sentiment == "angry"
+    assert c.mentioned_order_id == "ORD-1042"
+
+
+# --- the model path ------------------------------------------------------------------------------
+
+GOOD = {
+    "standaloneQuestion": "When will order ORD-1042 arrive?",
+    "intent": "order_status",
+    "needsRetrieval": True,
+    "needsTools": ["lookupOrder"],
+    "sentiment": "neutral",
+    "mentionedOrderId": "ORD-1042",
+    "explicitHumanRequest": False,
+}
+HISTORY = [Turn("user", "where is ORD-1042?"), Turn("assistant", "It shipped on Monday.")]
+
+
+async def test_model_output_is_used_and_the_prompt_is_complete(router: Router) -> None:
+    model = ScriptedChatModel(GOOD)
+    c = await condense("when will it arrive?", HISTORY, chat_model=model, router=router,
+                       prev_standalone="where is ORD-1042?")  # fmt: skip
+    assert c.source == "model" and c.fallback_reason is None
+    assert c.standalone_question == "When will order ORD-1042 arrive?"
+    assert (c.intent, c.needs_tools, c.mentioned_order_id) == (
+        "order_status", ("lookupOrder",), "ORD-1042",
+    )  # fmt: skip
+    assert c.clamped_fields == ()
+    (call,) = model.calls
+    assert call["system"] == SYSTEM_PROMPT and call["schema"] == CONDENSE_SCHEMA
+    content = call["messages"][-1]["content"]
+    assert "<latest>\nwhen will it arrive?\n</latest>" in content
+    assert "customer: where is ORD-1042?" in content and "assistant: It shipped" in content
+    for rule in ("never answer", "Do not add any constraint", "do not guess", "JSON"):
+        assert rule in SYSTEM_PROMPT
+    for intent in INTENTS:
+        assert intent in SYSTEM_PROMPT
+
+
+async def test_unknown_intent_is_clamped_not_trusted(router: Router) -> None:
+    model = ScriptedChatModel(dict(GOOD, intent="escalate_immediately", sentiment="livid"))
+    c = await condense("when will it arrive?", HISTORY, chat_model=model, router=router,
+                       prev_standalone=None)  # fmt: skip
+    assert c.source == "model"
+    assert (c.intent, c.sentiment) == ("other", "neutral")
+    assert {"intent", "sentiment"} <= set(c.clamped_fields)
+
+
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        ("this is not json", "invalid_json"),
+        ('{"standaloneQuestion": "x"', "invalid_json"),
+        (["order_status"], "invalid_json"),
+        ({"answer": "It arrives Tuesday"}, "invalid_json"),
+        (None, "invalid_json"),
+        (ProviderError("timeout"), "model_error: ProviderError"),
+        (TimeoutError(), "model_error: TimeoutError"),
+        (RuntimeError("boom"), "model_error: RuntimeError"),
+    ],
+)
+async def test_bad_model_falls_back_offline(router: Router, reply: object, reason: str) -> None:
+    c = await condense(
+        "when will it arrive?", HISTORY, chat_model=ScriptedChatModel(reply), router=router,
+        prev_standalone="where is ORD-1042?",
+    )  # fmt: skip
+    assert c.source == "offline" and c.fallback_reason == reason
+    assert c.standalone_question == "when will ORD-1042 arrive?"
+    assert c.intent in INTENTS
+
+
+async def test_model_json_text_is_parsed(router: Router) -> None:
+    import json
+
+    model = ScriptedChatModel(json.dumps(GOOD))
+    c = await condense("when will it arrive?", HISTORY, chat_model=model, router=router,
+                       prev_standalone=None)  # fmt: skip
+    assert c.source == "model" and c.intent == "order_status"
+
+
+async def test_model_may_not_invent_an_order_reference(router: Router) -> None:
+    model = ScriptedChatModel(dict(GOOD, mentionedOrderId="ORD-9999"))
+    c = await condense("when will it arrive?", [], chat_model=model, router=router,
+                       prev_standalone=None)  # fmt: skip
+    assert c.mentioned_order_id is None
+    assert "lookupOrder" not in c.needs_tools
+    assert "mentioned_order_id" in c.clamped_fields
+
+
+async def test_deterministic_signals_are_ored_into_the_model_output(router: Router) -> None:
+    reply = dict(GOOD, mentionedOrderId=None, needsTools=[], explicitHumanRequest=False,
+                 intent="order_status")  # fmt: skip
+    c = await condense(
+        "ORD-2231 is late, I want to talk to a human", [], chat_model=ScriptedChatModel(reply),
+        router=router, prev_standalone=None,
+    )  # fmt: skip
+    assert c.mentioned_order_id == "ORD-2231"
+    assert c.needs_tools == ("lookupOrder",)
+    assert c.explicit_human_request is True
+
+
+# --- the real model --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def minilm_router() -> Router:
+    from app.providers.embeddings.local_minilm import MiniLMEmbedder
+
+    return Router(MiniLMEmbedder())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("message", "history", "prev", "intent", "standalone"),
+    [
+        ("I want my money back for last month", [], None, {"refund_request"}, None),
+        ("what's your refund policy", [], None, {"billing_question", "how_to"}, None),
+        ("thanks that fixed it", [Turn("user", "panel is offline")], "panel is offline",
+         {"acknowledgment"}, "thanks that fixed it"),
+        ("does it work with Teams rooms?", [Turn("user", "Tell me about the Room Panel")],
+         "Tell me about the Room Panel", {"feature_question", "how_to"},
+         "does the Room Panel work with Teams rooms?"),
+        ("has it shipped yet?", [Turn("user", "I ordered desk tags in ORD-3120")],
+         None, {"order_status"}, "has ORD-3120 shipped yet?"),
+    ],
+)  # fmt: skip
+async def test_minilm_condense(
+    minilm_router: Router,
+    message: str,
+    history: list[Turn],
+    prev: str | None,
+    intent: set[str],
+    standalone: str | None,
+) -> None:
+    c = await condense(message, history, chat_model=None, router=minilm_router,
+                       prev_standalone=prev)  # fmt: skip
+    assert c.intent in intent, c
+    assert c.standalone_question == (standalone or message)

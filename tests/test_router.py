@@ -1,0 +1,276 @@
+"""The semantic router: lexicon rules (pure), routing logic (fake embedder), MiniLM (slow)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.providers.embeddings.fake import FakeEmbedder
+from app.turn.clamp import INTENTS, SENTIMENTS
+from app.turn.exemplars import INTENT_EXEMPLARS, SENTIMENT_EXEMPLARS
+from app.turn.router import (
+    Route,
+    Router,
+    allowed_by_triggers,
+    explicit_human_request,
+    is_greeting,
+    lexicon_intent,
+    lexicon_sentiment,
+    looks_like_acknowledgment,
+)
+
+# --- exemplars -------------------------------------------------------------------------------
+
+
+def test_every_intent_has_at_least_fifteen_distinct_exemplars() -> None:
+    assert set(INTENT_EXEMPLARS) == set(INTENTS)
+    for intent, texts in INTENT_EXEMPLARS.items():
+        assert len(set(texts)) == len(texts) >= 15, intent
+    assert set(SENTIMENT_EXEMPLARS) == set(SENTIMENTS)
+    for texts in SENTIMENT_EXEMPLARS.values():
+        assert len(set(texts)) >= 15
+
+
+def test_no_exemplar_is_listed_under_two_intents() -> None:
+    seen: dict[str, str] = {}
+    for intent, texts in INTENT_EXEMPLARS.items():
+        for text in texts:
+            assert seen.setdefault(text.lower(), intent) == intent, text
+
+
+# --- lexicon ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # asking ABOUT a policy: answered from the docs
+        ("what is your refund policy?", "billing_question"),
+        ("in which cases do you give money back", "billing_question"),
+        ("has my refund been processed yet", "billing_question"),
+        ("how long until the refund shows on my card", "billing_question"),
+        ("is there a fee for cancelling early", "billing_question"),
+        ("what's the early termination charge", "billing_question"),
+        ("how do I cancel?", "how_to"),
+        ("how do I cancel a desk reservation", "how_to"),
+        ("what happens to my data if I delete my account", "how_to"),
+        # asking FOR the action: a person decides
+        ("I want a refund", "refund_request"),
+        ("please reimburse me for the broken tag", "refund_request"),
+        ("cancel my subscription now", "cancellation"),
+        ("please cancel ORD-1042", "cancellation"),
+        ("we won't renew, stop our plan", "cancellation"),
+        ("close my account", "data_deletion"),
+        ("delete my account and everything in it", "data_deletion"),
+        ("GDPR erasure request for my profile", "data_deletion"),
+        ("I'm filing a chargeback", "billing_dispute"),
+        ("you charged me twice for March", "billing_dispute"),
+        ("there is an unauthorized charge on my card", "billing_dispute"),
+        ("our attorney will be in touch", "legal"),
+        ("we received a subpoena", "legal"),
+        ("let me talk to a human", "human_handoff"),
+        ("can I speak with a real person please", "human_handoff"),
+        # nothing for the lexicon: the exemplars decide
+        ("unsubscribe me from the newsletter", "account"),
+        ("my room panel shows a black screen", None),
+        ("how do I book a room", None),
+    ],
+)
+def test_lexicon_intent(text: str, expected: str | None) -> None:
+    found = lexicon_intent(text)
+    assert (found[0] if found else None) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I want to talk to a human", True),
+        ("can I speak to someone from support", True),
+        ("get me a representative", True),
+        ("please call me back", True),
+        ("live agent", True),
+        ("agent", True),
+        ("you're just a bot, I need a real person", True),
+        ("how do I add a person to the booking", False),
+        ("can guests book for someone else", False),
+        ("the sync agent crashes on startup", False),
+        ("how many people fit in room 4", False),
+    ],
+)
+def test_explicit_human_request(text: str, expected: bool) -> None:
+    assert explicit_human_request(text) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("this is fucking broken", "angry"),
+        ("this is UNACCEPTABLE", "angry"),
+        ("WHY DOES THE PANEL NEVER WORK", "angry"),
+        ("where is my order!!!", "frustrated"),
+        ("it still doesn't work after the reset", "frustrated"),
+        ("third time I'm asking about this", "frustrated"),
+        ("thanks, that was helpful", "positive"),
+        ("thanks but it still fails", "frustrated"),
+        ("how do I add a room", None),
+        ("my SSO login fails with AUTH_302", None),
+    ],
+)
+def test_lexicon_sentiment(text: str, expected: str | None) -> None:
+    found = lexicon_sentiment(text)
+    assert (found[0] if found else None) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "ack", "greeting"),
+    [
+        ("thanks!", True, False),
+        ("ok got it, thank you", True, False),
+        ("that fixed it", True, False),
+        ("thanks, and how do I add a desk?", False, False),
+        ("hello", False, True),
+        ("hi there!", False, True),
+        ("hi, my panel is offline", False, False),
+    ],
+)
+def test_acknowledgment_and_greeting(text: str, ack: bool, greeting: bool) -> None:
+    assert looks_like_acknowledgment(text) is ack
+    assert is_greeting(text) is greeting
+
+
+def test_escalating_intents_need_a_trigger_word() -> None:
+    assert not allowed_by_triggers("data_deletion", "switch to the gold account")
+    assert allowed_by_triggers("data_deletion", "remove my gold account")
+    assert not allowed_by_triggers("legal", "reporting a sign-up problem")
+    assert allowed_by_triggers("how_to", "anything at all")
+
+
+# --- routing logic with the fake embedder ----------------------------------------------------
+
+TINY = {
+    "order_status": ("where is my parcel", "parcel tracking status"),
+    "how_to": ("how to book a room", "steps to book a desk"),
+    "data_deletion": ("get rid of my gold account", "wipe my gold account"),
+    "other": ("weather today",),
+}
+TINY_MOODS = {"neutral": ("book a room",), "positive": ("lovely lovely lovely",)}
+
+
+@pytest.fixture
+def embedder() -> FakeEmbedder:
+    return FakeEmbedder(dimensions=256)
+
+
+@pytest.fixture
+def router(embedder: FakeEmbedder) -> Router:
+    return Router(
+        embedder, intent_exemplars=TINY, sentiment_exemplars=TINY_MOODS, k=3, min_similarity=0.2
+    )
+
+
+async def test_exemplars_are_embedded_once_lazily(router: Router, embedder: FakeEmbedder) -> None:
+    assert embedder.calls == []
+    await router.classify("where is my parcel")
+    await router.classify("how to book a room")
+    exemplar_batches = [c for c in embedder.calls if len(c) > 1]
+    assert len(exemplar_batches) == 2  # one batch of intents, one of sentiments, once
+    assert len(embedder.calls) == 4
+
+
+async def test_nearest_exemplars_vote(router: Router) -> None:
+    route = await router.classify("what is the tracking status of my parcel")
+    assert isinstance(route, Route)
+    intent, score, sentiment = route
+    assert intent == "order_status"
+    assert 0.2 <= score <= 1.0
+    assert sentiment == "neutral"
+    assert (await router.classify("how do I book a desk")).intent == "how_to"
+
+
+async def test_nothing_near_means_other(router: Router) -> None:
+    route = await router.classify("zebra quantum marmalade")
+    assert route.intent == "other"
+
+
+async def test_an_escalating_neighbour_without_its_trigger_word_is_skipped(router: Router) -> None:
+    # shares "my gold account" with the deletion exemplars but asks for nothing of the kind
+    detail = await router.route("switch my gold account")
+    assert detail.neighbours[0][0] == "data_deletion"
+    assert detail.intent != "data_deletion"
+    assert (await router.classify("please wipe my gold account")).intent == "data_deletion"
+
+
+async def test_lexicon_rules_win_over_neighbours(router: Router) -> None:
+    detail = await router.route("I will file a chargeback for my parcel")
+    assert (detail.intent, detail.intent_score, detail.intent_rule) == (
+        "billing_dispute",
+        1.0,
+        "dispute",
+    )
+
+
+async def test_empty_text_is_not_embedded(router: Router, embedder: FakeEmbedder) -> None:
+    assert await router.classify("  ?! ") == Route("other", 0.0, "neutral")
+    assert embedder.calls == []
+
+
+async def test_warm_then_classify(router: Router, embedder: FakeEmbedder) -> None:
+    await router.warm()
+    calls = len(embedder.calls)
+    await router.classify("where is my parcel")
+    assert len(embedder.calls) == calls + 1
+
+
+def test_unknown_labels_are_refused(embedder: FakeEmbedder) -> None:
+    with pytest.raises(ValueError, match="unknown labels"):
+        Router(embedder, intent_exemplars={"refund_now": ("x",)})
+
+
+# --- the real model --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def minilm_router() -> Router:
+    """One router for the module: exemplars are embedded on first use, then cached."""
+    from app.providers.embeddings.local_minilm import MiniLMEmbedder
+
+    return Router(MiniLMEmbedder())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("text", "allowed"),
+    [
+        ("I want my money back for last month", {"refund_request"}),
+        ("what's your refund policy", {"billing_question", "how_to"}),
+        ("thanks that fixed it", {"acknowledgment"}),
+        ("the room panel keeps rebooting every hour", {"troubleshooting"}),
+        ("has ORD-2210 shipped?", {"order_status"}),
+        ("does the visitor kiosk work with badge printers", {"feature_question"}),
+        ("how do I set up a recurring desk booking", {"how_to"}),
+        ("I forgot my password and can't get in", {"account", "troubleshooting"}),
+        ("our invoice shows twice the amount we agreed", {"billing_dispute"}),
+        ("please stop our subscription at renewal", {"cancellation"}),
+        ("how do I cancel?", {"how_to"}),
+        ("can somebody from your team phone me", {"human_handoff"}),
+        ("what's the weather in Lisbon", {"other"}),
+    ],
+)
+async def test_minilm_routes_own_examples(
+    minilm_router: Router, text: str, allowed: set[str]
+) -> None:
+    route = await minilm_router.classify(text)
+    assert route.intent in allowed, route
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("text", "sentiment"),
+    [
+        ("THIS PANEL IS GARBAGE", "angry"),
+        ("I've tried everything and it's still offline", "frustrated"),
+        ("brilliant, thank you", "positive"),
+        ("how many desks can I add on pro", "neutral"),
+    ],
+)
+async def test_minilm_sentiment(minilm_router: Router, text: str, sentiment: str) -> None:
+    assert (await minilm_router.classify(text)).sentiment == sentiment
