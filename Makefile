@@ -49,5 +49,8 @@ eval: $(STAMP)
 bench: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.bench $(ARGS)
 
+fuzz: $(STAMP)
+	HF_HUB_OFFLINE=1 FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-150} $(BIN)/python -m pytest tests/test_fuzz.py -p no:cacheprovider
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -7,9 +7,9 @@ so a test can pass `dataclasses.replace(TUNING, ...)`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +56,14 @@ class Tuning:
     # --- escalation (DESIGN 6) ---
     max_failed_turns: int = 2  # a third miss in a row means the bot is not going to get there
     always_escalate_intents: frozenset[str] = frozenset(
-        {"billing_dispute", "cancellation", "refund_request", "data_deletion", "legal",
-         "human_handoff"}
+        {
+            "billing_dispute",
+            "cancellation",
+            "refund_request",
+            "data_deletion",
+            "legal",
+            "human_handoff",
+        }
     )  # authority boundaries: a bot must not decide these, whatever it could retrieve
     sla_hours: Mapping[str, int] = field(
         default_factory=lambda: MappingProxyType({"enterprise": 4, "pro": 24, "free": 72})

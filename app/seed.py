@@ -76,7 +76,9 @@ def load_subscriptions(seed_dir: Path, now: datetime) -> list[Subscription]:
             plan=r["plan"],
             status=r["status"],
             seats=int(r["seats"]),
-            renews_at=None if r.get("renewsInDays") is None else now + timedelta(days=r["renewsInDays"]),
+            renews_at=None
+            if r.get("renewsInDays") is None
+            else now + timedelta(days=r["renewsInDays"]),
             price_cents=int(r["priceCents"]),
         )
         for r in _read_jsonl(seed_dir / "subscriptions.jsonl")
@@ -87,7 +89,12 @@ def load_orders(seed_dir: Path, now: datetime) -> list[Order]:
     out = []
     for r in _read_jsonl(seed_dir / "orders.jsonl"):
         items = [
-            OrderItem(sku=i["sku"], name=i["name"], qty=int(i["qty"]), unit_price_cents=int(i["unitPriceCents"]))
+            OrderItem(
+                sku=i["sku"],
+                name=i["name"],
+                qty=int(i["qty"]),
+                unit_price_cents=int(i["unitPriceCents"]),
+            )
             for i in r["items"]
         ]
         out.append(

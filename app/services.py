@@ -5,25 +5,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import dataclass, field
 from collections.abc import Coroutine
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from fastapi import Request
 
 from app.errors import RateLimited
 from app.identity import Principal
-
 from app.providers.chat import build_chat_model, build_fallback_chat_model
 from app.providers.chat.base import ChatMessage, ChatModel, Usage
 from app.providers.embeddings import build_embedder
 from app.providers.embeddings.base import Embedder
 from app.providers.rerank import build_reranker
 from app.providers.rerank.base import Reranker
-from app.turn.router import Router
 from app.settings import Settings
 from app.store import Store, open_store
 from app.store.indexes import ensure_regular_indexes
+from app.turn.router import Router
 from tuning import TUNING, Tuning
 
 log = logging.getLogger(__name__)
@@ -76,8 +75,11 @@ class Services:
 
     async def add_usage(self, usage: Usage) -> None:
         s = self.settings
+        # Cache reads bill at ~0.1x the input price and cache writes at ~1.25x (Anthropic pricing).
         usd = (
             usage.input * s.llm_price_input_per_mtok_usd
+            + usage.cache_read * s.llm_price_input_per_mtok_usd * 0.1
+            + usage.cache_write * s.llm_price_input_per_mtok_usd * 1.25
             + usage.output * s.llm_price_output_per_mtok_usd
         ) / 1_000_000
         await self.store.spend.add(usd, usage.input, usage.output)
@@ -192,7 +194,8 @@ class _CondenseAdapter:
         self, system: str, messages: list[dict[str, str]], schema: dict[str, Any]
     ) -> dict[str, Any]:
         msgs = [ChatMessage(m["role"], m["content"]) for m in messages]  # type: ignore[arg-type]
-        reply = await self._model.complete_json(system, msgs, schema)
+        timeout = self._services.settings.anthropic_timeout_seconds
+        reply = await asyncio.wait_for(self._model.complete_json(system, msgs, schema), timeout)
         await self._services.add_usage(reply.usage)
         return dict(reply.data)
 

@@ -34,7 +34,7 @@ class Settings(BaseSettings):
 
     llm: Literal["offline", "anthropic"] = "offline"
     anthropic_api_key: SecretStr | None = None
-    anthropic_model: str = "claude-sonnet-4-5"
+    anthropic_model: str = "claude-sonnet-4-6"
     anthropic_timeout_seconds: float = 30.0
     llm_price_input_per_mtok_usd: float = 3.0
     llm_price_output_per_mtok_usd: float = 15.0

@@ -14,12 +14,13 @@ from app.identity import mint_identity
 from app.main import create_app
 from app.services import Services
 from app.settings import Settings
+from tuning import TUNING, Tuning
 
 T = TypeVar("T")
 ADMIN = {"Authorization": "Bearer test-admin-token"}
 
 
-def test_settings(**overrides: Any) -> Settings:
+def make_settings(**overrides: Any) -> Settings:
     base: dict[str, Any] = {
         "mongodb_uri": None,
         "embedder": "fake",
@@ -49,8 +50,9 @@ class Api:
         return portal.call(fn, *args)
 
     def identity(self, customer_id: str, minutes: int = 10) -> str:
-        return mint_identity(customer_id, self.services.settings.identity_secret.get_secret_value(),
-                             minutes)
+        return mint_identity(
+            customer_id, self.services.settings.identity_secret.get_secret_value(), minutes
+        )
 
     def session(self, customer_id: str | None = None) -> dict[str, str]:
         body = {"identityToken": self.identity(customer_id)} if customer_id else {}
@@ -64,15 +66,18 @@ class Api:
         return str(r.json()["id"])
 
     def send(self, headers: dict[str, str], conv: str, text: str) -> dict[str, Any]:
-        r = self.client.post(f"/v1/conversations/{conv}/messages", headers=headers,
-                             json={"content": text})
+        r = self.client.post(
+            f"/v1/conversations/{conv}/messages", headers=headers, json={"content": text}
+        )
         assert r.status_code == 200, r.text
         return dict(r.json())
 
     def stream(self, headers: dict[str, str], conv: str, text: str) -> list[tuple[str, Any]]:
-        r = self.client.post(f"/v1/conversations/{conv}/messages",
-                             headers={**headers, "Accept": "text/event-stream"},
-                             json={"content": text})
+        r = self.client.post(
+            f"/v1/conversations/{conv}/messages",
+            headers={**headers, "Accept": "text/event-stream"},
+            json={"content": text},
+        )
         assert r.status_code == 200, r.text
         assert r.headers["content-type"].startswith("text/event-stream")
         return parse_sse(r.text)
@@ -81,6 +86,7 @@ class Api:
         async def read() -> list[dict[str, Any]]:
             cur = self.services.store.db["messages"].find({"conversationId": conv}).sort("seq", 1)
             return list(await cur.to_list())
+
         return self.run(read)
 
     def conversation_doc(self, conv: str) -> dict[str, Any]:
@@ -88,12 +94,14 @@ class Api:
             doc = await self.services.store.db["conversations"].find_one({"_id": conv})
             assert doc is not None
             return dict(doc)
+
         return self.run(read)
 
     def escalations(self, conv: str) -> list[dict[str, Any]]:
         async def read() -> list[dict[str, Any]]:
             cur = self.services.store.db["escalations"].find({"conversationId": conv})
             return list(await cur.to_list())
+
         return self.run(read)
 
 
@@ -111,8 +119,8 @@ def parse_sse(text: str) -> list[tuple[str, Any]]:
 
 
 @contextmanager
-def running_app(**overrides: Any) -> Iterator[Api]:
-    app = create_app(test_settings(**overrides))
+def running_app(tuning: Tuning = TUNING, **overrides: Any) -> Iterator[Api]:
+    app = create_app(make_settings(**overrides), tuning=tuning)
     with TestClient(app) as client:
         api = Api(client)
         deadline = time.monotonic() + 120
@@ -123,3 +131,31 @@ def running_app(**overrides: Any) -> Iterator[Api]:
             assert time.monotonic() < deadline, f"app never became ready: {r.json()}"
             time.sleep(0.1)
         yield api
+
+
+@contextmanager
+def served(app: Any) -> Iterator[str]:
+    """Serve `app` with uvicorn on 127.0.0.1 (a free port) in a thread; yields the base URL."""
+    import socket
+    import threading
+
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)

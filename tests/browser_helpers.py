@@ -82,7 +82,12 @@ class LiveApp:
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.loop = asyncio.new_event_loop()
         config = uvicorn.Config(
-            self.app, host="127.0.0.1", port=self.port, log_level="warning", ws="none", lifespan="on"
+            self.app,
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
+            ws="none",
+            lifespan="on",
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self._serve, name="concierge-live-app", daemon=True)
@@ -164,7 +169,9 @@ class LiveApp:
         return data
 
     def new_conversation(self, session: str) -> str:
-        r = self.http.post("/v1/conversations", json={}, headers={"Authorization": f"Bearer {session}"})
+        r = self.http.post(
+            "/v1/conversations", json={}, headers={"Authorization": f"Bearer {session}"}
+        )
         r.raise_for_status()
         cid: str = r.json()["id"]
         return cid

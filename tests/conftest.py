@@ -24,7 +24,12 @@ _ATLAS_URI = os.environ.get("MONGODB_URI")
 def _guarded_connect(self: socket.socket, address: Any) -> Any:
     host = address[0] if isinstance(address, tuple) else address
     allowed = {"127.0.0.1", "::1", "localhost"}
-    if isinstance(host, str) and host not in allowed and not host.startswith("/") and not _ATLAS_URI:
+    if (
+        isinstance(host, str)
+        and host not in allowed
+        and not host.startswith("/")
+        and not _ATLAS_URI
+    ):
         raise RuntimeError(f"tests must not reach the network (tried {address!r})")
     return _real_connect(self, address)
 

@@ -29,16 +29,32 @@ def test_health_and_openapi(api: Api) -> None:
 @pytest.mark.parametrize(
     "token_factory",
     [
-        lambda s: jwt.encode({"sub": "cus_castellan", "exp": datetime.now(UTC) + timedelta(minutes=5)},
-                             "wrong-secret-wrong-secret-wrong-secret", algorithm="HS256"),
-        lambda s: jwt.encode({"sub": "cus_castellan", "exp": datetime.now(UTC) - timedelta(minutes=5)},
-                             s, algorithm="HS256"),
+        lambda s: jwt.encode(
+            {"sub": "cus_castellan", "exp": datetime.now(UTC) + timedelta(minutes=5)},
+            "wrong-secret-wrong-secret-wrong-secret",
+            algorithm="HS256",
+        ),
+        lambda s: jwt.encode(
+            {"sub": "cus_castellan", "exp": datetime.now(UTC) - timedelta(minutes=5)},
+            s,
+            algorithm="HS256",
+        ),
         lambda s: jwt.encode({"sub": "cus_castellan"}, s, algorithm="HS256"),  # no exp
-        lambda s: jwt.encode({"sub": "cus_nobody", "exp": datetime.now(UTC) + timedelta(minutes=5)},
-                             s, algorithm="HS256"),
+        lambda s: jwt.encode(
+            {"sub": "cus_nobody", "exp": datetime.now(UTC) + timedelta(minutes=5)},
+            s,
+            algorithm="HS256",
+        ),
         lambda s: "not-a-jwt",
-        lambda s: jwt.encode({"sub": "cus_castellan", "exp": datetime.now(UTC) + timedelta(minutes=5)},
-                             "", algorithm="HS256") if False else "eyJhbGciOiJub25lIn0.eyJzdWIiOiJjdXNfY2FzdGVsbGFuIn0.",
+        lambda s: (
+            jwt.encode(
+                {"sub": "cus_castellan", "exp": datetime.now(UTC) + timedelta(minutes=5)},
+                "",
+                algorithm="HS256",
+            )
+            if False
+            else "eyJhbGciOiJub25lIn0.eyJzdWIiOiJjdXNfY2FzdGVsbGFuIn0."
+        ),
     ],
     ids=["forged", "expired", "no-exp", "unknown-customer", "garbage", "alg-none"],
 )
@@ -55,7 +71,9 @@ def test_customer_routes_need_a_valid_session(api: Api) -> None:
     assert api.client.post("/v1/conversations", headers=bad).status_code == 401
     expired = jwt.encode(
         {"sid": "x", "cid": "cus_castellan", "exp": datetime.now(UTC) - timedelta(seconds=1)},
-        api.services.settings.session_secret.get_secret_value(), algorithm="HS256")
+        api.services.settings.session_secret.get_secret_value(),
+        algorithm="HS256",
+    )
     r = api.client.post("/v1/conversations", headers={"Authorization": f"Bearer {expired}"})
     assert r.status_code == 401 and "expired" in r.json()["detail"]
 
@@ -66,11 +84,14 @@ def test_someone_elses_conversation_is_404(api: Api) -> None:
     api.send(mine, conv, "hello")
     for other in (api.session("cus_tidewater"), api.session(None)):
         assert api.client.get(f"/v1/conversations/{conv}", headers=other).status_code == 404
-        r = api.client.post(f"/v1/conversations/{conv}/messages", headers=other,
-                            json={"content": "hi"})
+        r = api.client.post(
+            f"/v1/conversations/{conv}/messages", headers=other, json={"content": "hi"}
+        )
         assert r.status_code == 404
-        assert api.client.post(f"/v1/conversations/{conv}/handoff", headers=other,
-                               json={}).status_code == 404
+        assert (
+            api.client.post(f"/v1/conversations/{conv}/handoff", headers=other, json={}).status_code
+            == 404
+        )
     assert len(api.messages(conv)) == 2  # nothing was added by the intruders
     got = api.client.get(f"/v1/conversations/{conv}", headers=mine).json()
     assert [m["role"] for m in got["messages"]] == ["user", "assistant"]
@@ -80,11 +101,15 @@ def test_body_limits_and_malformed_json(api: Api) -> None:
     h = api.session("cus_castellan")
     conv = api.conversation(h)
     url = f"/v1/conversations/{conv}/messages"
-    big = api.client.post(url, headers={**h, "Content-Type": "application/json"},
-                          content=b'{"content": "' + b"a" * 70_000 + b'"}')
+    big = api.client.post(
+        url,
+        headers={**h, "Content-Type": "application/json"},
+        content=b'{"content": "' + b"a" * 70_000 + b'"}',
+    )
     assert big.status_code == 413 and "too large" in big.json()["detail"]
-    bad = api.client.post(url, headers={**h, "Content-Type": "application/json"},
-                          content=b'{"content": "unterminated')
+    bad = api.client.post(
+        url, headers={**h, "Content-Type": "application/json"}, content=b'{"content": "unterminated'
+    )
     assert bad.status_code == 422 and "JSON" in bad.json()["detail"]
     missing = api.client.post(url, headers=h, json={"text": "wrong field"})
     assert missing.status_code == 422 and "content" in missing.json()["detail"]
@@ -95,11 +120,15 @@ def test_feedback_is_stored_and_unknown_message_is_404(api: Api) -> None:
     h = api.session("cus_castellan")
     conv = api.conversation(h)
     reply = api.send(h, conv, "How do I reset my password?")["reply"]
-    r = api.client.post(f"/v1/conversations/{conv}/messages/{reply['id']}/feedback", headers=h,
-                        json={"helpful": False, "comment": "did not work"})
+    r = api.client.post(
+        f"/v1/conversations/{conv}/messages/{reply['id']}/feedback",
+        headers=h,
+        json={"helpful": False, "comment": "did not work"},
+    )
     assert r.status_code == 200
-    r = api.client.post(f"/v1/conversations/{conv}/messages/nope/feedback", headers=h,
-                        json={"helpful": True})
+    r = api.client.post(
+        f"/v1/conversations/{conv}/messages/nope/feedback", headers=h, json={"helpful": True}
+    )
     assert r.status_code == 404
     r = api.client.post(f"/v1/conversations/{conv}/feedback", headers=h, json={"resolved": True})
     assert r.status_code == 200
@@ -137,14 +166,32 @@ def test_escalation_queue_claim_reply_resolve(api: Api) -> None:
     assert packet["attempted"]["passages"], "the packet shows what the bot already tried"
     detail = api.client.get(f"/v1/admin/escalations/{case}", headers=ADMIN).json()
     assert [m["role"] for m in detail["messages"]][:2] == ["user", "assistant"]
-    assert api.client.post(f"/v1/admin/escalations/{case}/claim", headers=ADMIN,
-                           json={"agent": "ana"}).status_code == 200
-    assert api.client.post(f"/v1/admin/escalations/{case}/claim", headers=ADMIN,
-                           json={"agent": "bo"}).status_code == 409
-    assert api.client.post(f"/v1/admin/escalations/{case}/reply", headers=ADMIN,
-                           json={"agent": "ana", "content": "On it."}).status_code == 200
-    assert api.client.post(f"/v1/admin/escalations/{case}/resolve", headers=ADMIN).status_code == 200
-    assert api.client.post(f"/v1/admin/escalations/{case}/resolve", headers=ADMIN).status_code == 409
+    assert (
+        api.client.post(
+            f"/v1/admin/escalations/{case}/claim", headers=ADMIN, json={"agent": "ana"}
+        ).status_code
+        == 200
+    )
+    assert (
+        api.client.post(
+            f"/v1/admin/escalations/{case}/claim", headers=ADMIN, json={"agent": "bo"}
+        ).status_code
+        == 409
+    )
+    assert (
+        api.client.post(
+            f"/v1/admin/escalations/{case}/reply",
+            headers=ADMIN,
+            json={"agent": "ana", "content": "On it."},
+        ).status_code
+        == 200
+    )
+    assert (
+        api.client.post(f"/v1/admin/escalations/{case}/resolve", headers=ADMIN).status_code == 200
+    )
+    assert (
+        api.client.post(f"/v1/admin/escalations/{case}/resolve", headers=ADMIN).status_code == 409
+    )
     assert api.client.get("/v1/admin/escalations/CASE-ZZZZZZ", headers=ADMIN).status_code == 404
     # after resolution the assistant answers again
     assert api.send(h, conv, "thanks!")["reply"] is not None
@@ -203,8 +250,9 @@ def test_rate_limit_per_session(api: Api) -> None:
     limit = api.services.tuning.rate_limit_session_per_minute
     codes = []
     for _ in range(2 * limit + 2):  # a window may roll over once mid-test
-        r = api.client.post(f"/v1/conversations/{conv}/messages", headers=h,
-                            json={"content": "thanks"})
+        r = api.client.post(
+            f"/v1/conversations/{conv}/messages", headers=h, json={"content": "thanks"}
+        )
         codes.append(r.status_code)
         if r.status_code == 429:
             assert int(r.headers["Retry-After"]) >= 1

@@ -29,8 +29,10 @@ def shadow_active(page: Any) -> str:
     """Which element has focus inside the widget (id or class)."""
     return str(
         page.evaluate(
-            """() => { const a = document.querySelector('#concierge-widget').shadowRoot.activeElement;
-                       return a ? (a.id || a.className) : ''; }"""
+            """() => {
+                const a = document.querySelector('#concierge-widget').shadowRoot.activeElement;
+                return a ? (a.id || a.className) : '';
+            }"""
         )
     )
 
@@ -39,7 +41,9 @@ def test_streams_an_answer_with_a_working_citation_link(live: bh.LiveApp, page: 
     posts: list[Any] = []
     page.on(
         "response",
-        lambda r: posts.append(r) if r.request.method == "POST" and r.url.endswith("/messages") else None,
+        lambda r: (
+            posts.append(r) if r.request.method == "POST" and r.url.endswith("/messages") else None
+        ),
     )
     page.add_init_script(RECORD_EVENTS)
     page.goto(f"{live.base_url}/demo")
@@ -52,7 +56,9 @@ def test_streams_an_answer_with_a_working_citation_link(live: bh.LiveApp, page: 
     assert posts[-1].headers["content-type"].startswith("text/event-stream")
     names = [e["name"] for e in page.evaluate("() => window.__events")]
     assert names.index("concierge:meta") < names.index("concierge:turn")
-    turn = next(e["detail"] for e in page.evaluate("() => window.__events") if e["name"] == "concierge:turn")
+    turn = next(
+        e["detail"] for e in page.evaluate("() => window.__events") if e["name"] == "concierge:turn"
+    )
     assert turn["meta"]["intent"] and turn["message"]["role"] == "assistant"
     shown = " ".join(answer.locator(".bubble").inner_text().split())
     assert shown == " ".join(turn["message"]["content"].split())
@@ -82,13 +88,13 @@ def test_streams_an_answer_with_a_working_citation_link(live: bh.LiveApp, page: 
 def test_thumbs_down_and_did_this_solve_it_are_stored(live: bh.LiveApp, page: Any) -> None:
     page.goto(f"{live.base_url}/demo")
     open_widget(page)
-    answer = ask_in_widget(page, "How do I set up SSO with Okta?")
+    answer = ask_in_widget(page, "How do I reset my password?")
     message_id = answer.get_attribute("data-id")
     conversation_id = widget_state(page)["conversationId"]
 
     answer.locator("[data-feedback=down]").click()
     comment = page.locator(f"{WIDGET} .fb-form textarea")
-    comment.fill("It did not mention Okta's app catalog")
+    comment.fill("It did not say how long the link is valid")
     page.locator(f"{WIDGET} .fb-form button[type=submit]").click()
     answer.locator(".fb-status", has_text="Thanks").wait_for()
 
@@ -98,7 +104,9 @@ def test_thumbs_down_and_did_this_solve_it_are_stored(live: bh.LiveApp, page: An
 
     stored = live.run(live.store.feedback.for_conversation(conversation_id))
     thumbs = [f for f in stored if f.message_id == message_id]
-    assert [(f.helpful, f.comment) for f in thumbs] == [(False, "It did not mention Okta's app catalog")]
+    assert [(f.helpful, f.comment) for f in thumbs] == [
+        (False, "It did not say how long the link is valid")
+    ]
     assert [f.resolved for f in stored if f.resolved is not None] == [False]
 
     # The choices survive a reload (no second prompt, thumbs shown as pressed).
@@ -111,7 +119,9 @@ def test_thumbs_down_and_did_this_solve_it_are_stored(live: bh.LiveApp, page: An
     assert js_errors(page) == []
 
 
-def test_talk_to_a_person_then_an_agent_reply_reaches_the_widget(live: bh.LiveApp, page: Any) -> None:
+def test_talk_to_a_person_then_an_agent_reply_reaches_the_widget(
+    live: bh.LiveApp, page: Any
+) -> None:
     customer = live.customer("pro")
     page.goto(f"{live.base_url}/demo")
     page.wait_for_function("() => window.Concierge")
@@ -138,7 +148,10 @@ def test_talk_to_a_person_then_an_agent_reply_reaches_the_widget(live: bh.LiveAp
     reply = live.admin(
         "POST",
         f"/v1/admin/escalations/{case_ref}/reply",
-        json={"agent": "Sam", "content": "Hi, Sam here. Amber blinking means a firmware update is running."},
+        json={
+            "agent": "Sam",
+            "content": "Hi, Sam here. Amber blinking means a firmware update is running.",
+        },
     )
     assert reply.status_code == 200, reply.text
     agent_msg = page.locator(f"{WIDGET} .msg.agent")
@@ -162,7 +175,11 @@ def test_agent_reply_arrives_while_closed_as_an_unread_badge(live: bh.LiveApp, p
     page.locator(f"{WIDGET} .handoff").click()
     case_ref = page.locator(f"{WIDGET} .notice.escalation").get_attribute("data-case-ref")
     page.keyboard.press("Escape")
-    live.admin("POST", f"/v1/admin/escalations/{case_ref}/reply", json={"agent": "Ana", "content": "Still there?"})
+    live.admin(
+        "POST",
+        f"/v1/admin/escalations/{case_ref}/reply",
+        json={"agent": "Ana", "content": "Still there?"},
+    )
     badge = page.locator(f"{WIDGET} .badge")
     badge.wait_for(timeout=25_000)  # background polling while escalated: every 15 s
     assert badge.inner_text() == "1"
@@ -237,8 +254,11 @@ def test_phone_width_panel_is_full_screen_and_readable(live: bh.LiveApp, page: A
     assert page.locator(f"{WIDGET} .launcher").is_hidden()
     # Nothing overflows horizontally inside the panel.
     overflow = page.evaluate(
-        """() => { const r = document.querySelector('#concierge-widget').shadowRoot;
-                   const log = r.querySelector('.log'); return log.scrollWidth - log.clientWidth; }"""
+        """() => {
+            const root = document.querySelector('#concierge-widget').shadowRoot;
+            const log = root.querySelector('.log');
+            return log.scrollWidth - log.clientWidth;
+        }"""
     )
     assert overflow <= 0
     shot(page, "widget-375px")
@@ -250,8 +270,8 @@ def test_host_page_css_cannot_break_the_widget(live: bh.LiveApp, page: Any) -> N
     page.add_init_script(
         """document.addEventListener('DOMContentLoaded', () => {
              const s = document.createElement('style');
-             s.textContent = 'button, div, section { display: none !important; color: red !important; }'
-                           + ' * { font-family: "Comic Sans MS" !important; font-size: 40px !important; }';
+             s.textContent = 'button, div, section { display: none !important }'
+               + ' * { color: red !important; font-size: 40px !important }';
              document.head.append(s);
            });"""
     )
@@ -276,12 +296,24 @@ def test_stream_parser_handles_crlf_comments_and_escapes_html(live: bh.LiveApp, 
         "meta": {
             "intent": "how_to",
             "confidence": "strong",
-            "citations": [{"n": 1, "title": "Room panel setup", "url": "/help/room-panel-setup",
-                           "kind": "doc", "breadcrumb": "Room panel setup › Pairing"}],
+            "citations": [
+                {
+                    "n": 1,
+                    "title": "Room panel setup",
+                    "url": "/help/room-panel-setup",
+                    "kind": "doc",
+                    "breadcrumb": "Room panel setup › Pairing",
+                }
+            ],
         },
     }
-    meta = {"userMessage": {"id": "u-1", "seq": 1}, "intent": "how_to", "confidence": "strong",
-            "passages": [], "escalated": False}
+    meta = {
+        "userMessage": {"id": "u-1", "seq": 1},
+        "intent": "how_to",
+        "confidence": "strong",
+        "passages": [],
+        "escalated": False,
+    }
     body = (
         ": keep-alive\r\n\r\n"
         f"event: meta\r\ndata: {json.dumps(meta)}\r\n\r\n"
@@ -305,7 +337,9 @@ def test_stream_parser_handles_crlf_comments_and_escapes_html(live: bh.LiveApp, 
     assert "<img src=x" in answer.locator(".bubble").inner_text()
     assert answer.locator("img").count() == 0
     assert page.evaluate("() => window.__pwned") is None
-    assert answer.locator("a.cite").get_attribute("href") == f"{live.base_url}/help/room-panel-setup"
+    assert (
+        answer.locator("a.cite").get_attribute("href") == f"{live.base_url}/help/room-panel-setup"
+    )
 
 
 def test_errors_are_shown_inline_with_retry(live: bh.LiveApp, page: Any) -> None:
@@ -314,8 +348,11 @@ def test_errors_are_shown_inline_with_retry(live: bh.LiveApp, page: Any) -> None
     def limited_once(route: Any) -> None:
         if route.request.method == "POST" and calls["n"] == 0:
             calls["n"] += 1
-            route.fulfill(status=429, headers={"Retry-After": "2", "content-type": "application/json"},
-                          body='{"detail": "rate limited"}')
+            route.fulfill(
+                status=429,
+                headers={"Retry-After": "2", "content-type": "application/json"},
+                body='{"detail": "rate limited"}',
+            )
         else:
             route.continue_()
 
@@ -341,11 +378,14 @@ def test_errors_are_shown_inline_with_retry(live: bh.LiveApp, page: Any) -> None
     assert page.locator(f"{WIDGET} .msg.user").count() == 1  # the failed attempt was replaced
 
 
-def test_bad_identity_token_is_reported_not_silently_downgraded(live: bh.LiveApp, page: Any) -> None:
+def test_bad_identity_token_is_reported_not_silently_downgraded(
+    live: bh.LiveApp, page: Any
+) -> None:
     page.goto(f"{live.base_url}/demo")
     page.wait_for_function("() => window.Concierge")
     open_widget(page)
-    page.evaluate("() => window.Concierge.identify('eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjdXNfY2FzdGVsbGFuIn0.forged')")
+    forged = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjdXNfY2FzdGVsbGFuIn0.forged"  # sub cus_castellan
+    page.evaluate("t => window.Concierge.identify(t)", forged)
     alert = page.locator(f"{WIDGET} [role=alert]")
     alert.wait_for()
     assert "couldn't verify your sign-in" in alert.inner_text()

@@ -29,6 +29,7 @@ from tests.fakes_chat import (
     text_block,
     tool_use,
 )
+from tuning import TUNING
 
 CONDENSE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -98,7 +99,7 @@ async def test_tool_use_round_trip_runs_tools_through_the_session_runner() -> No
     ]
     assert reply.usage == Usage(input=100, output=40, cache_read=1500, cache_write=1500)
 
-    first, second = api.bodies
+    second = api.bodies[1]
     for body in api.bodies:
         assert_cached_system(body)
         assert [t["name"] for t in body["tools"]] == [t["name"] for t in TOOL_SPECS]
@@ -265,3 +266,32 @@ def test_factory_builds_anthropic_from_settings() -> None:
         Settings(**base, anthropic_api_key="k", anthropic_model=MODEL)  # type: ignore[arg-type]
     )
     assert model.name == f"anthropic:{MODEL}"
+
+
+async def test_streamed_answer_through_generate_with_a_deadline() -> None:
+    from app.providers.chat.offline import OfflineChatModel
+    from app.turn.generate import Answer, stream_answer
+
+    api = MessagesAPI().add(sse("AUTH_302 means ", "a bad signature [1][4]."))
+    items = [
+        item
+        async for item in stream_answer(
+            question="What is AUTH_302?",
+            original="What is AUTH_302?",
+            passages=[AUTH_302],
+            tool_results=[],
+            memory_context=None,
+            customer_name=None,
+            confidence="strong",
+            intent="troubleshooting",
+            chat_model=api.model(),
+            fallback_model=OfflineChatModel(),
+            tuning=TUNING,
+            timeout_seconds=5.0,
+        )
+    ]
+    *deltas, answer = items
+    assert isinstance(answer, Answer)
+    assert "".join(str(d) for d in deltas) == answer.text == "AUTH_302 means a bad signature [1]."
+    assert answer.invalid_citations == 1 and answer.fallback_reason is None
+    assert answer.model == f"anthropic:{MODEL}"

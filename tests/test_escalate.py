@@ -64,8 +64,12 @@ def test_failed_turn_counting() -> None:
 def test_max_failed_turns_is_tunable() -> None:
     strict = replace(TUNING, max_failed_turns=0)
     d = decide(
-        intent="how_to", explicit_request=False, sentiment="neutral",
-        outcome="failed", failed_turns=1, tuning=strict,
+        intent="how_to",
+        explicit_request=False,
+        sentiment="neutral",
+        outcome="failed",
+        failed_turns=1,
+        tuning=strict,
     )
     assert d.reason == "failed_turns"
 
@@ -74,27 +78,52 @@ def test_sla_by_plan_and_breach_computed_on_read() -> None:
     assert sla_due("enterprise", NOW, TUNING) == NOW + timedelta(hours=4)
     assert sla_due("legacy-gold", NOW, TUNING) == NOW + timedelta(hours=72)
     assert sla_due(None, NOW, TUNING) == NOW + timedelta(hours=72)
-    p = Escalation(case_ref="CASE-AAAAAA", conversation_id="c", reason="policy",
-                   created_at=NOW, sla_due_at=NOW + timedelta(hours=4))
+    p = Escalation(
+        case_ref="CASE-AAAAAA",
+        conversation_id="c",
+        reason="policy",
+        created_at=NOW,
+        sla_due_at=NOW + timedelta(hours=4),
+    )
     assert not is_breached(p, NOW + timedelta(hours=3))
     assert is_breached(p, NOW + timedelta(hours=5))
     assert not is_breached(p.model_copy(update={"status": "resolved"}), NOW + timedelta(days=9))
 
 
 def test_packet_is_complete() -> None:
-    conv = Conversation(id="c1", customer_id="cus", created_at=NOW, updated_at=NOW,
-                        turn_count=4, summary="asked about SSO", facts=[{"value": "AUTH_302"}])
-    cust = Customer(id="cus", name="Ada", email="a@example.com", plan="enterprise", seats=40,
-                    created_at=NOW)
+    conv = Conversation(
+        id="c1",
+        customer_id="cus",
+        created_at=NOW,
+        updated_at=NOW,
+        turn_count=4,
+        summary="asked about SSO",
+        facts=[{"value": "AUTH_302"}],
+    )
+    cust = Customer(
+        id="cus", name="Ada", email="a@example.com", plan="enterprise", seats=40, created_at=NOW
+    )
     p = build_packet(
-        conversation=conv, customer=cust, subscription=None, reason="explicit",
-        intent="troubleshooting", asked_for="SSO fails with AUTH_302", sentiment="frustrated",
-        failed_turns=2, attempted={"confidence": "weak", "passages": []}, now=NOW, tuning=TUNING,
+        conversation=conv,
+        customer=cust,
+        subscription=None,
+        reason="explicit",
+        intent="troubleshooting",
+        asked_for="SSO fails with AUTH_302",
+        sentiment="frustrated",
+        failed_turns=2,
+        attempted={"confidence": "weak", "passages": []},
+        now=NOW,
+        tuning=TUNING,
     )
     doc = p.to_doc()
     assert doc["caseRef"].startswith("CASE-") and len(doc["caseRef"]) == 11
     assert doc["customer"]["plan"] == "enterprise" and doc["customer"]["seats"] == 40
-    assert doc["conversation"] == {"turnCount": 4, "failedTurns": 2,
-                                   "summary": "asked about SSO", "facts": [{"value": "AUTH_302"}]}
+    assert doc["conversation"] == {
+        "turnCount": 4,
+        "failedTurns": 2,
+        "summary": "asked about SSO",
+        "facts": [{"value": "AUTH_302"}],
+    }
     assert doc["slaDueAt"] == NOW + timedelta(hours=4)
     assert "breached" not in doc

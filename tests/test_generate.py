@@ -1,4 +1,4 @@
-"""generate_answer / stream_answer: the rules, the fallback, citations, and injected instructions."""
+"""generate_answer / stream_answer: rules, fallback, citations, and injected instructions."""
 
 from __future__ import annotations
 
@@ -141,10 +141,17 @@ async def test_provider_failure_falls_back_to_offline_for_the_turn(
     assert answer.invalid_citations == 0
 
 
-async def test_garbage_text_loses_its_invalid_citations() -> None:
+async def test_garbage_text_is_replaced_by_the_offline_answer() -> None:
     answer = await generate_answer(**kwargs(ScriptedChatModel([GARBAGE])))
-    assert "[99]" not in answer.text and "[0]" not in answer.text
-    assert answer.invalid_citations == 2
+    assert "[99]" not in answer.text and "<<<" not in answer.text
+    assert answer.fallback_reason and "readable" in answer.fallback_reason
+
+
+async def test_invalid_citations_in_a_readable_reply_are_removed_and_counted() -> None:
+    model = ScriptedChatModel(["Reset the panel [1]. See also [7] and [99]."])
+    answer = await generate_answer(**kwargs(model))
+    assert "[7]" not in answer.text and "[99]" not in answer.text and "[1]" in answer.text
+    assert answer.invalid_citations == 2 and answer.fallback_reason is None
 
 
 async def test_when_everything_fails_the_customer_still_gets_a_reply() -> None:
@@ -185,6 +192,14 @@ async def test_model_tool_calls_go_through_the_session_runner_and_are_reported()
         "lookupSubscription",
         "lookupCase",
     }
+
+
+async def test_the_model_cannot_pass_arguments_a_tool_does_not_declare() -> None:
+    sneaky = {"orderRef": "ORD-1042", "customerId": "cus_someone_else"}
+    model = ScriptedChatModel([CallTools([("lookupOrder", sneaky)]), "Done."])
+    tools = RecordingTools({"lookupOrder": ORDER})
+    await generate_answer(**kwargs(model, tool_runner=tools))
+    assert tools.calls == [("lookupOrder", {"orderRef": "ORD-1042"})]
 
 
 async def test_memory_reaches_the_prompt() -> None:

@@ -249,3 +249,31 @@ def test_build_reranker_by_name() -> None:
     assert isinstance(voyage, VoyageReranker) and voyage.model == "rerank-2.5-lite"
     for r in (ce, voyage):
         assert isinstance(r, Reranker)
+
+
+async def test_offline_reuses_stored_passage_vectors() -> None:
+    embedder = FakeEmbedder()
+    r = OfflineReranker(embedder)
+    stored = await FakeEmbedder().embed_documents([PASSWORD, SSO_302])
+    by_text = await r.rerank("reset my password", [PASSWORD, SSO_302])
+    embedder.calls.clear()
+    by_vector = await r.rerank_with_vectors("reset my password", [PASSWORD, SSO_302], stored)
+    assert embedder.calls == [["reset my password"]]  # only the question was embedded
+    assert by_vector == pytest.approx(by_text)
+
+
+async def test_offline_embeds_passages_whose_stored_vector_is_missing_or_foreign() -> None:
+    embedder = FakeEmbedder()
+    r = OfflineReranker(embedder)
+    await r.rerank_with_vectors("q", [PASSWORD, SSO_302, SSO_304], [None, [1.0, 0.0], None])
+    assert embedder.calls[1] == [PASSWORD, SSO_302, SSO_304]
+    with pytest.raises(ValueError):
+        await r.rerank_with_vectors("q", [PASSWORD], [])
+
+
+def test_offline_is_a_vector_reranker_and_others_are_not() -> None:
+    from app.providers.rerank.base import VectorReranker
+
+    assert isinstance(OfflineReranker(None), VectorReranker)
+    assert not isinstance(FakeReranker(), VectorReranker)
+    assert not isinstance(VoyageReranker(None, client=FakeVoyageClient([])), VectorReranker)

@@ -82,6 +82,26 @@ async def test_out_of_range_scores_are_clamped() -> None:
     assert [p.rerank_score for p in ranked] == [1.0, 0.0, 0.0]
 
 
+async def test_stored_vectors_reach_a_vector_reranker() -> None:
+    class Recording(FakeReranker):
+        seen: tuple[object, ...] = ()
+
+        async def rerank_with_vectors(
+            self, query: str, texts: object, vectors: list[object]
+        ) -> list[float]:
+            self.seen = tuple(vectors)
+            return [0.5 for _ in vectors]
+
+    with_vec = cand("a#0", 0.2)
+    with_vec = dataclasses.replace(
+        with_vec, hit=dataclasses.replace(with_vec.hit, vector=(1.0, 0.0))
+    )
+    reranker = Recording()
+    await rerank_candidates("q", [with_vec, cand("b#0", 0.1)], reranker, 20)
+    assert reranker.seen == ((1.0, 0.0), None)
+    assert reranker.calls == []  # the text-only path was not used
+
+
 async def test_no_candidates_no_call() -> None:
     reranker = FakeReranker()
     assert await rerank_candidates("q", [], reranker, 20) == []

@@ -39,6 +39,7 @@ async def test_dense_chunks_are_ranked_scored_and_limited(search: LocalSearch) -
     assert hits[0].passage_id.startswith("reset-password#")
     assert hits[0].kind == "doc" and hits[0].title == "Resetting your password"
     assert " › " in hits[0].breadcrumb
+    assert hits[0].vector is not None and len(hits[0].vector) == FakeEmbedder().dimensions
 
 
 async def test_dense_chunks_only_return_admissible_chunks_even_when_limit_is_huge(

@@ -83,9 +83,7 @@ async def test_subscription_upsert(any_store: Store) -> None:
 
 
 def chunk(article: str, i: int, text: str = "x") -> Chunk:
-    return Chunk(
-        id=f"{article}#{i}", article_id=article, chunk_index=i, text=text, breadcrumb="T"
-    )
+    return Chunk(id=f"{article}#{i}", article_id=article, chunk_index=i, text=text, breadcrumb="T")
 
 
 async def test_replace_chunks_leaves_no_orphans(any_store: Store) -> None:

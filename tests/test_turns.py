@@ -48,9 +48,21 @@ def test_user_message_stored_first_with_contiguous_seq(api: Api) -> None:
     assert [m["seq"] for m in msgs] == list(range(1, 7))
     assert [m["role"] for m in msgs] == ["user", "assistant"] * 3
     meta = msgs[1]["meta"]
-    for key in ("intent", "sentiment", "confidence", "condensedQuestion", "topRerankScore",
-                "escalated", "passageCount", "passages", "tools", "citations", "model",
-                "latencyMs", "tokens"):
+    for key in (
+        "intent",
+        "sentiment",
+        "confidence",
+        "condensedQuestion",
+        "topRerankScore",
+        "escalated",
+        "passageCount",
+        "passages",
+        "tools",
+        "citations",
+        "model",
+        "latencyMs",
+        "tokens",
+    ):
         assert key in meta, key
     assert set(meta["latencyMs"]) >= {"condense", "retrieve", "rerank", "generate", "total"}
 
@@ -66,8 +78,15 @@ def test_policy_intent_escalates_before_retrieval(api: Api) -> None:
     [packet] = api.escalations(conv)
     assert packet["reason"] == "policy" and packet["status"] == "open"
     assert packet["caseRef"] == meta["caseRef"]
-    assert packet["customer"]["plan"] == "pro" and packet["customer"]["email"].endswith("example.com")
-    assert packet["customer"]["subscriptionStatus"] in ("active", "past_due", "trialing", "canceled")
+    assert packet["customer"]["plan"] == "pro" and packet["customer"]["email"].endswith(
+        "example.com"
+    )
+    assert packet["customer"]["subscriptionStatus"] in (
+        "active",
+        "past_due",
+        "trialing",
+        "canceled",
+    )
     assert packet["askedFor"] and packet["slaDueAt"] > packet["createdAt"]
     assert api.conversation_doc(conv)["status"] == "escalated"
 
@@ -92,9 +111,11 @@ def test_bot_is_silent_while_escalated_and_agent_reply_reaches_customer(api: Api
     assert out["reply"] is None  # no bot talking over the person
     stored = api.messages(conv)
     assert stored[-1]["role"] == "user" and "blinking red" in stored[-1]["content"]
-    r = api.client.post(f"/v1/admin/escalations/{case_ref}/reply",
-                        headers={"Authorization": "Bearer test-admin-token"},
-                        json={"agent": "sam", "content": "Hi, Sam here. Looking at room 4 now."})
+    r = api.client.post(
+        f"/v1/admin/escalations/{case_ref}/reply",
+        headers={"Authorization": "Bearer test-admin-token"},
+        json={"agent": "sam", "content": "Hi, Sam here. Looking at room 4 now."},
+    )
     assert r.status_code == 200
     seq = stored[-1]["seq"]
     polled = api.client.get(f"/v1/conversations/{conv}/messages?after={seq}", headers=h).json()
@@ -114,7 +135,9 @@ def test_frustration_plus_failure_escalates(api: Api, rerank_scores) -> None:  #
     assert packet["attempted"]["confidence"] == "none"
 
 
-def test_failed_turn_streak_escalates_on_the_third_and_strong_resets(api: Api, rerank_scores) -> None:  # type: ignore[no-untyped-def]
+def test_failed_turn_streak_escalates_on_the_third_and_strong_resets(
+    api: Api, rerank_scores
+) -> None:  # type: ignore[no-untyped-def]
     h = api.session("cus_castellan")
     conv = api.conversation(h)
     rerank_scores(0.05)
@@ -160,7 +183,9 @@ def test_another_customers_order_is_not_found(api: Api) -> None:
     assert "ORD-1001" in out["reply"]["content"] and "don't see" in out["reply"]["content"]
     assert "1Z" not in out["reply"]["content"]  # no tracking number leaked
     mine = api.send(h, conv, "What about ORD-1013?")
-    assert {"tool": "lookupOrder", "ok": True, "found": True} in assistant_meta(mine["reply"])["tools"]
+    assert {"tool": "lookupOrder", "ok": True, "found": True} in assistant_meta(mine["reply"])[
+        "tools"
+    ]
 
 
 def test_tools_never_take_a_customer_id_from_the_model(api: Api) -> None:
@@ -171,7 +196,9 @@ def test_tools_never_take_a_customer_id_from_the_model(api: Api) -> None:
         props = spec["input_schema"].get("properties", {})
         assert not any("customer" in p.lower() for p in props)
     tools = SessionTools(api.services.store, "cus_brightwater")
-    res = api.run(tools.call, "lookupOrder", {"orderRef": "ORD-1001", "customerId": "cus_castellan"})
+    res = api.run(
+        tools.call, "lookupOrder", {"orderRef": "ORD-1001", "customerId": "cus_castellan"}
+    )
     assert res.found is False
     res = api.run(tools.call, "listRecentOrders", {"customerId": "cus_castellan", "limit": 10})
     assert all(o["orderRef"] in ("ORD-1013", "ORD-1014", "ORD-1015") for o in res.data)
@@ -272,8 +299,11 @@ def test_bad_messages_get_clear_4xx_and_store_nothing(api: Api, text: str, statu
 def test_odd_but_valid_messages_get_a_reply(api: Api, body: str) -> None:
     h = api.session("cus_castellan")
     conv = api.conversation(h)
-    r = api.client.post(f"/v1/conversations/{conv}/messages",
-                        headers={**h, "Content-Type": "application/json"}, content=body)
+    r = api.client.post(
+        f"/v1/conversations/{conv}/messages",
+        headers={**h, "Content-Type": "application/json"},
+        content=body,
+    )
     assert r.status_code == 200, r.text
     assert r.json()["reply"]["content"]
     stored = api.messages(conv)
@@ -305,7 +335,7 @@ def test_facts_and_summary_keep_identifiers(api: Api, rerank_scores) -> None:  #
     values = {f["value"] for f in doc["facts"]}
     assert {"ORD-1003", "AUTH_302"} <= values
     assert doc["turnCount"] == 7
-    api.services.tuning  # the summary runs off the request path; wait for it
+    # the summary runs off the request path; wait for it
     import time
 
     for _ in range(50):

@@ -9,10 +9,12 @@ from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel, Field
 
 from app.api.deps import AdminDep, ServicesDep
-from app.api.views import escalation_view, message_view
+from app.api.views import error_responses, escalation_view, message_view
 from app.store import analytics
 
-router = APIRouter(prefix="/v1/admin", tags=["admin"])
+router = APIRouter(
+    prefix="/v1/admin", tags=["admin"], responses=error_responses(401, 404, 409, 413, 422, 503)
+)
 
 
 class ClaimIn(BaseModel):
@@ -42,7 +44,9 @@ ToQ = Annotated[date | None, Query(alias="to", description="Last day (UTC), incl
 
 
 @router.get("/metrics")
-async def metrics(_: AdminDep, services: ServicesDep, start: FromQ = None, end: ToQ = None) -> dict[str, Any]:
+async def metrics(
+    _: AdminDep, services: ServicesDep, start: FromQ = None, end: ToQ = None
+) -> dict[str, Any]:
     """Deflection and confirmed resolution side by side, per day, plus what drives them."""
     lo, hi = _range(start, end)
     db = services.store.db
@@ -59,7 +63,9 @@ async def metrics(_: AdminDep, services: ServicesDep, start: FromQ = None, end: 
 
 
 @router.get("/gaps")
-async def gaps(_: AdminDep, services: ServicesDep, start: FromQ = None, end: ToQ = None) -> dict[str, Any]:
+async def gaps(
+    _: AdminDep, services: ServicesDep, start: FromQ = None, end: ToQ = None
+) -> dict[str, Any]:
     """What the docs fail to answer: weak/none turns by intent, most frequent first."""
     lo, hi = _range(start, end)
     return {"gaps": await analytics.docs_gaps(services.store.db, lo, hi)}
@@ -113,7 +119,10 @@ async def reply(case_ref: str, body: ReplyIn, _: AdminDep, services: ServicesDep
         raise HTTPException(404, detail="conversation no longer exists")
     seq = await services.store.conversations.allocate_seq(conv.id)
     msg = await services.store.messages.append(
-        conv, seq=seq, role="agent", content=body.content.strip(),
+        conv,
+        seq=seq,
+        role="agent",
+        content=body.content.strip(),
         meta={"agent": body.agent, "caseRef": case_ref},
     )
     return {"message": message_view(msg)}

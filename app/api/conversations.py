@@ -14,7 +14,7 @@ from fastapi.sse import EventSourceResponse
 from pydantic import BaseModel, Field, field_validator
 
 from app.api.deps import PrincipalDep, ServicesDep
-from app.api.views import conversation_view, message_view
+from app.api.views import conversation_view, error_responses, message_view
 from app.errors import InvalidInput, Unauthenticated
 from app.identity import Principal, mint_session, verify_identity
 from app.services import Services
@@ -22,7 +22,9 @@ from app.store.models import Conversation
 from app.turn.engine import TurnSink, clean_message, request_handoff, run_turn
 
 log = logging.getLogger(__name__)
-router = APIRouter(prefix="/v1", tags=["customer"])
+router = APIRouter(
+    prefix="/v1", tags=["customer"], responses=error_responses(401, 404, 413, 422, 429, 503)
+)
 
 
 class SessionIn(BaseModel):
@@ -39,9 +41,11 @@ class MessageIn(BaseModel):
     def _drop_unpaired_surrogates(cls, value: object) -> object:
         """JSON may carry lone surrogates (\\ud800); they are not text, so they are dropped."""
         if isinstance(value, str):
-            return value.encode("utf-8", "ignore").decode("utf-8") if any(
-                "\ud800" <= ch <= "\udfff" for ch in value
-            ) else value
+            return (
+                value.encode("utf-8", "ignore").decode("utf-8")
+                if any("\ud800" <= ch <= "\udfff" for ch in value)
+                else value
+            )
         return value
 
 
@@ -68,7 +72,9 @@ async def create_session(body: SessionIn, services: ServicesDep) -> dict[str, An
         customer = await services.store.customers.get(cid)
         if customer is None:
             raise HTTPException(401, detail="identity token names an unknown customer")
-    token, exp = mint_session(customer.id if customer else None, settings.session_secret.get_secret_value())
+    token, exp = mint_session(
+        customer.id if customer else None, settings.session_secret.get_secret_value()
+    )
     return {
         "sessionToken": token,
         "anonymous": customer is None,
@@ -185,15 +191,24 @@ async def post_message(
             exc = task.exception()
             if exc is not None:
                 log.error("turn failed", exc_info=exc)
-                yield _sse("error", {"detail": "Something went wrong on our side; your message "
-                                     "was saved. Please try again in a moment."})
+                yield _sse(
+                    "error",
+                    {
+                        "detail": "Something went wrong on our side; your message "
+                        "was saved. Please try again in a moment."
+                    },
+                )
             else:
                 result = task.result()
                 reply = message_view(result.reply) if result.reply else None
-                yield _sse("done", {"message": reply, "userMessage": message_view(result.user_message)})
+                yield _sse(
+                    "done", {"message": reply, "userMessage": message_view(result.user_message)}
+                )
             return
 
-    return EventSourceResponse(events(), headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return EventSourceResponse(
+        events(), headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )
 
 
 @router.post("/conversations/{conversation_id}/handoff")
@@ -231,7 +246,7 @@ async def conversation_feedback(
     principal: PrincipalDep,
     services: ServicesDep,
 ) -> dict[str, Any]:
-    """"Did this resolve it?" — the confirmation behind the resolution rate."""
+    """ "Did this resolve it?" — the confirmation behind the resolution rate."""
     conv = await owned(services, principal, conversation_id)
     await services.store.feedback.add(conv.id, resolved=body.resolved, comment=body.comment)
     await services.store.conversations.update(conv.id, {"resolved": body.resolved})

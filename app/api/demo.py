@@ -7,9 +7,10 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 
 from app.api.deps import ServicesDep
+from app.api.views import error_responses
 from app.identity import mint_identity
 
-router = APIRouter(prefix="/v1/demo", tags=["demo"])
+router = APIRouter(prefix="/v1/demo", tags=["demo"], responses=error_responses(404))
 
 
 @router.get("/customers")

@@ -33,7 +33,9 @@ def get_principal(services: ServicesDep, creds: Credentials) -> Principal:
     if creds is None:
         raise _unauthorized("missing session token: POST /v1/sessions first")
     try:
-        return verify_session(creds.credentials, services.settings.session_secret.get_secret_value())
+        return verify_session(
+            creds.credentials, services.settings.session_secret.get_secret_value()
+        )
     except Unauthenticated as exc:
         raise _unauthorized(str(exc)) from exc
 

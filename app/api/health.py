@@ -18,7 +18,7 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/readyz", response_model=None)
+@router.get("/readyz", response_model=None, responses={503: {"description": "Not ready yet"}})
 async def readyz(services: ServicesDep) -> JSONResponse | dict[str, Any]:
     """200 when the store answers and the corpus is indexed and searchable; 503 otherwise."""
     checks = await services.readiness()

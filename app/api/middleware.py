@@ -12,7 +12,14 @@ from fastapi.responses import JSONResponse
 from pymongo.errors import AutoReconnect, ConnectionFailure, ServerSelectionTimeoutError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.errors import Conflict, InvalidInput, NotFound, RateLimited, StoreUnavailable, Unauthenticated
+from app.errors import (
+    Conflict,
+    InvalidInput,
+    NotFound,
+    RateLimited,
+    StoreUnavailable,
+    Unauthenticated,
+)
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +59,19 @@ class BodySizeLimit:
             await self._reject(send)
 
     async def _reject(self, send: Send) -> None:
-        body = json.dumps({"detail": f"request body too large (max {self.max_bytes} bytes)"}).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode())]})
+        body = json.dumps(
+            {"detail": f"request body too large (max {self.max_bytes} bytes)"}
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
 
@@ -77,15 +93,19 @@ def install_error_handlers(app: FastAPI) -> None:
         """422 with what to fix, per field; the offending input is not echoed back."""
         errors = exc.errors() if isinstance(exc, RequestValidationError) else []
         detail = [
-            {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "invalid")),
-             "type": str(e.get("type", ""))}
+            {
+                "loc": list(e.get("loc", ())),
+                "msg": str(e.get("msg", "invalid")),
+                "type": str(e.get("type", "")),
+            }
             for e in errors
         ]
         summary = "; ".join(
             f"{'.'.join(str(p) for p in d['loc'][1:]) or 'body'}: {d['msg']}" for d in detail
         )
-        return JSONResponse({"detail": summary or "invalid request", "errors": detail},
-                            status_code=422)
+        return JSONResponse(
+            {"detail": summary or "invalid request", "errors": detail}, status_code=422
+        )
 
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(NotFound, handler(404))
@@ -97,11 +117,18 @@ def install_error_handlers(app: FastAPI) -> None:
     async def unavailable(request: Request, exc: Exception) -> JSONResponse:
         log.error("store unavailable", extra={"error": str(exc), "path": request.url.path})
         return JSONResponse(
-            {"detail": "The service is temporarily unavailable (database unreachable). Nothing "
-                       "was half-saved; please retry shortly."},
+            {
+                "detail": "The service is temporarily unavailable (database unreachable). Nothing "
+                "was half-saved; please retry shortly."
+            },
             status_code=503,
             headers={"Retry-After": "5"},
         )
 
-    for exc_type in (StoreUnavailable, ServerSelectionTimeoutError, ConnectionFailure, AutoReconnect):
+    for exc_type in (
+        StoreUnavailable,
+        ServerSelectionTimeoutError,
+        ConnectionFailure,
+        AutoReconnect,
+    ):
         app.add_exception_handler(exc_type, unavailable)

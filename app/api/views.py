@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import BaseModel
+
 from app.store.models import Conversation, Escalation, Message
 from app.turn.escalate import is_breached
 
@@ -37,3 +39,22 @@ def escalation_view(e: Escalation, now: datetime | None = None) -> dict[str, Any
     doc.pop("_id", None)
     doc["breached"] = is_breached(e, now or datetime.now(UTC))
     return doc
+
+
+class ErrorOut(BaseModel):
+    """Every error response: a sentence a person can act on."""
+
+    detail: str
+
+
+def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    text = {
+        401: "Missing, forged or expired credentials",
+        404: "Not found (someone else's resource looks the same as none)",
+        409: "Not possible in the current state",
+        413: "Request or message too large",
+        422: "The request is malformed; `detail` says what to fix",
+        429: "Rate limited; see Retry-After",
+        503: "Database unreachable; nothing was half-written",
+    }
+    return {c: {"model": ErrorOut, "description": text[c]} for c in codes}

@@ -1,4 +1,4 @@
-"""Pages and assets: the widget script, /demo, /admin, and help-article pages that citations open."""
+"""Pages and assets: widget script, /demo, /admin, and the help pages citations open."""
 
 from __future__ import annotations
 
@@ -62,7 +62,8 @@ async def help_article(slug: str, services: ServicesDep, v: str | None = None) -
             raise HTTPException(404, detail="article not found")
     body = _md.render(article.body)
     title = html.escape(article.title)
-    page = f"""<!doctype html><html lang="{html.escape(article.locale)}"><head><meta charset="utf-8">
+    lang = html.escape(article.locale)
+    page = f"""<!doctype html><html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} · Help</title>
 <style>body{{font:16px/1.6 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;
 color:#1c2230}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccd;padding:.3rem .6rem}}

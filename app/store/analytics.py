@@ -67,8 +67,13 @@ async def conversation_metrics(db: Any, start: datetime, end: datetime) -> dict[
 
 async def confidence_mix(db: Any, start: datetime, end: datetime) -> dict[str, int]:
     pipeline = [
-        {"$match": {"role": "assistant", "createdAt": {"$gte": start, "$lt": end},
-                    "meta.confidence": {"$in": ["strong", "weak", "none"]}}},
+        {
+            "$match": {
+                "role": "assistant",
+                "createdAt": {"$gte": start, "$lt": end},
+                "meta.confidence": {"$in": ["strong", "weak", "none"]},
+            }
+        },
         {"$group": {"_id": "$meta.confidence", "n": {"$sum": 1}}},
     ]
     rows = await (await db["messages"].aggregate(pipeline)).to_list()
@@ -93,8 +98,13 @@ async def escalation_reasons(db: Any, start: datetime, end: datetime) -> dict[st
 async def median_latency_ms(db: Any, start: datetime, end: datetime) -> float | None:
     """Median total turn latency. `$percentile` needs MongoDB 7; the median is taken in Python."""
     pipeline = [
-        {"$match": {"role": "assistant", "createdAt": {"$gte": start, "$lt": end},
-                    "meta.latencyMs.total": {"$exists": True}}},
+        {
+            "$match": {
+                "role": "assistant",
+                "createdAt": {"$gte": start, "$lt": end},
+                "meta.latencyMs.total": {"$exists": True},
+            }
+        },
         {"$project": {"_id": 0, "t": "$meta.latencyMs.total"}},
     ]
     rows = await (await db["messages"].aggregate(pipeline)).to_list()
@@ -107,8 +117,13 @@ async def docs_gaps(
 ) -> list[dict[str, Any]]:
     """Weak/none turns grouped by intent (served by the {meta.confidence, meta.intent} index)."""
     pipeline = [
-        {"$match": {"meta.confidence": {"$in": ["weak", "none"]}, "role": "assistant",
-                    "createdAt": {"$gte": start, "$lt": end}}},
+        {
+            "$match": {
+                "meta.confidence": {"$in": ["weak", "none"]},
+                "role": "assistant",
+                "createdAt": {"$gte": start, "$lt": end},
+            }
+        },
         {"$sort": {"createdAt": -1}},
         {
             "$group": {

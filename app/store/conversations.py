@@ -131,7 +131,7 @@ class MessageRepo:
         content: str,
         meta: dict[str, Any] | None = None,
     ) -> Message:
-        """Store one message at a pre-allocated seq; anonymous conversations' messages expire too."""
+        """Store one message at a pre-allocated seq (anonymous conversations' messages expire)."""
         msg = Message(
             id=new_id(),
             conversation_id=conversation.id,

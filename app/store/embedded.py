@@ -74,7 +74,9 @@ class EmbeddedCollection:
     def find(self, *args: Any, **kwargs: Any) -> EmbeddedCursor:
         return EmbeddedCursor(self._c.find(*args, **_drop_session(kwargs)))
 
-    async def aggregate(self, pipeline: Sequence[Mapping[str, Any]], **kwargs: Any) -> EmbeddedCursor:
+    async def aggregate(
+        self, pipeline: Sequence[Mapping[str, Any]], **kwargs: Any
+    ) -> EmbeddedCursor:
         return EmbeddedCursor(list(self._c.aggregate(list(pipeline), **_drop_session(kwargs))))
 
     async def list_indexes(self) -> EmbeddedCursor:
@@ -142,7 +144,7 @@ class EmbeddedClient:
     """Stands in for `AsyncMongoClient` in embedded mode (process memory, lost on exit)."""
 
     def __init__(self) -> None:
-        self._client = mongomock_ng.MongoClient(tz_aware=True)
+        self._client: Any = mongomock_ng.MongoClient(tz_aware=True)
 
     def __getitem__(self, name: str) -> EmbeddedDatabase:
         return EmbeddedDatabase(self._client[name])

@@ -59,7 +59,9 @@ class ChunkRepo:
         return [Chunk.from_doc(d) for d in await cursor.to_list()]
 
     async def all(self, filter: dict[str, Any] | None = None) -> list[Chunk]:
-        docs = await self._c.find(filter or {}).sort([("articleId", 1), ("chunkIndex", 1)]).to_list()
+        docs = (
+            await self._c.find(filter or {}).sort([("articleId", 1), ("chunkIndex", 1)]).to_list()
+        )
         return [Chunk.from_doc(d) for d in docs]
 
     async def count(self, filter: dict[str, Any] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""Counters shared by every worker: rate-limit windows and the daily LLM spend (TTL'd in MongoDB)."""
+"""Counters shared by every worker: rate-limit windows and daily LLM spend, in MongoDB."""
 
 from __future__ import annotations
 
@@ -41,7 +41,9 @@ class SpendRepo:
     def _day(now: datetime | None) -> str:
         return (now or datetime.now(UTC)).date().isoformat()
 
-    async def add(self, usd: float, tokens_in: int, tokens_out: int, now: datetime | None = None) -> None:
+    async def add(
+        self, usd: float, tokens_in: int, tokens_out: int, now: datetime | None = None
+    ) -> None:
         await self._c.update_one(
             {"_id": self._day(now)},
             {"$inc": {"usd": usd, "inputTokens": tokens_in, "outputTokens": tokens_out}},

@@ -1,9 +1,10 @@
 """Citation check (pure): every `[n]` in an answer must name a passage that was actually supplied.
 
 A citation *run* is one or more adjacent bracket groups of numbers: `[2]`, `[1, 3]`, `[1][3]`,
-`[1] [3]`, numbers of up to three digits (`[2026]` is a year, not a citation). Numbers outside 1..len(passages) are removed and counted; a run left empty disappears
-together with the space before it, so "works [7]." becomes "works." and never "works ." A bracket
-group followed by `(` is a Markdown link, not a citation.
+`[1] [3]`, with numbers of up to three digits (`[2026]` is a year, not a citation). Numbers
+outside 1..len(passages) are removed and counted; a run left empty disappears together with the
+space before it, so "works [7]." becomes "works." and never "works ." A bracket group followed by
+`(` is a Markdown link, not a citation.
 
 `CitationStreamFilter` applies the same check to a stream of text deltas: it holds back only what
 could still change (trailing spaces, a trailing or half-written run), so the concatenation of

@@ -136,21 +136,32 @@ def _tokens(text: str) -> list[str]:
     return re.findall(r"[A-Za-z0-9][\w'’.\-]*[\w]|[A-Za-z0-9]", text)
 
 
-def _is_entity_token(tok: str, first: bool) -> bool:
-    if re.fullmatch(r"[A-Z]{2,}[\w\-]*|[A-Za-z]+\d[\w\-]*|[a-z]+[A-Z]\w*", tok):
-        return True  # acronym, code-like, camelCase
+def _is_entity_token(tok: str, first: bool, shouting: bool = False) -> bool:
+    if re.fullmatch(r"[A-Za-z]+[\d_][\w\-]*", tok):
+        return True  # code-like: HL-RP10, AUTH_302
+    if shouting:
+        return False  # IN ALL CAPS every word looks like an acronym
+    if re.fullmatch(r"[A-Z]{2,}[\w\-]*|[a-z]+[A-Z]\w*", tok):
+        return True  # acronym, camelCase
     return tok[:1].isupper() and not first and tok.lower() not in _STOP
+
+
+def _shouting(text: str) -> bool:
+    words = re.findall(r"[A-Za-z]{2,}", text)
+    return len(words) >= 3 and sum(w.isupper() for w in words) / len(words) >= 0.6
 
 
 def entity_spans(text: str) -> list[str]:
     """Runs of capitalised/code-like tokens (proper names, products, acronyms)."""
     spans: list[str] = []
+    shouting = _shouting(text)
     for sentence in re.split(r"(?<=[.?!])\s+", text):
         toks = _tokens(sentence)
         run: list[str] = []
         for i, tok in enumerate(toks):
-            if _is_entity_token(tok, first=i == 0) or (
+            if _is_entity_token(tok, first=i == 0, shouting=shouting) or (
                 i == 0
+                and not shouting
                 and tok[:1].isupper()
                 and len(toks) > 1
                 and _is_entity_token(toks[1], first=False)
@@ -251,7 +262,8 @@ def _definite(phrase: str) -> str:
 
 
 def _kind(term: str) -> str | None:
-    low = term.lower().strip(" ?.!")
+    term = term.strip(" ?.!,")
+    low = term.lower()
     low = re.sub(r"^(?:the|a|an|my|our)\s+", "", low)
     low = re.sub(r"\s+(?:plan|tier|edition|version)$", "", low)
     if low in _PLANS:
@@ -319,6 +331,8 @@ def _pronoun_at(message: str) -> re.Match[str] | None:
 def _has_own_subject(message: str, before: int) -> bool:
     """The message names something before the pronoun, which the pronoun most likely means."""
     head = message[:before]
+    if _shouting(message):
+        head = head.lower()  # IN ALL CAPS every word would look like a name
     if find_identifiers(head) or entity_spans(head) or _noun_phrases(head):
         return True
     # an introductory clause or an earlier sentence that names something: "Speaking of X, ..."

@@ -42,6 +42,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+OFF_TOPIC_REPLY = (
+    "I can help with questions about our products, your account, orders and subscription, "
+    "but that one is outside what I can answer. If it is about your account, tell me a bit more, "
+    "or ask for a person."
+)
 ERROR_REPLY = (
     "Sorry, something went wrong on our side while answering. Your message is saved; please try "
     "again in a moment, or ask for a person."
@@ -104,15 +109,19 @@ async def run_turn(
     masked = mask_card_numbers(content)
     seq = await store.conversations.allocate_seq(conversation.id)
     user_msg = await store.messages.append(
-        conversation, seq=seq, role="user", content=masked,
+        conversation,
+        seq=seq,
+        role="user",
+        content=masked,
         meta={"masked": True} if masked != content else {},
     )
     conv = await store.conversations.get(conversation.id) or conversation
     if conv.status == "escalated":
         case = await store.escalations.open_for_conversation(conv.id)
         case_ref = case.case_ref if case else None
-        await sink.meta({"userMessage": _ref(user_msg), "escalated": True, "silent": True,
-                         "caseRef": case_ref})
+        await sink.meta(
+            {"userMessage": _ref(user_msg), "escalated": True, "silent": True, "caseRef": case_ref}
+        )
         return TurnResult(user_msg, None, case_ref)
     try:
         return await _answer(services, principal, conv, user_msg, sink, started)
@@ -121,9 +130,16 @@ async def run_turn(
     except Exception as exc:
         log.exception("turn failed", extra={"conversationId": conv.id, "seq": seq})
         reply = await _store_reply(
-            services, conv, ERROR_REPLY,
-            {"error": type(exc).__name__, "confidence": "none", "intent": None,
-             "escalated": False, "latencyMs": {"total": _ms(started)}},
+            services,
+            conv,
+            ERROR_REPLY,
+            {
+                "error": type(exc).__name__,
+                "confidence": "none",
+                "intent": None,
+                "escalated": False,
+                "latencyMs": {"total": _ms(started)},
+            },
         )
         await sink.delta(ERROR_REPLY)
         return TurnResult(user_msg, reply)
@@ -146,8 +162,11 @@ async def _answer(
     prior = [m for m in await store.messages.last(conv.id, window) if m.seq < user_msg.seq]
     history = [(m.role, m.content) for m in prior if m.role in ("user", "assistant", "agent")]
     prev_standalone = next(
-        (m.meta.get("condensedQuestion") for m in reversed(prior)
-         if m.role == "assistant" and m.meta.get("condensedQuestion")),
+        (
+            m.meta.get("condensedQuestion")
+            for m in reversed(prior)
+            if m.role == "assistant" and m.meta.get("condensedQuestion")
+        ),
         None,
     )
     chat_model, capped = await services.chat_model_for_turn()
@@ -155,9 +174,11 @@ async def _answer(
     # -- condense + classify
     t = time.perf_counter()
     cond = await condense(
-        user_msg.content, history,
+        user_msg.content,
+        history,
         chat_model=None if chat_model.name == "offline" else services.condense_model(chat_model),
-        router=services.router, prev_standalone=prev_standalone,
+        router=services.router,
+        prev_standalone=prev_standalone,
     )
     latency["condense"] = _ms(t)
 
@@ -172,10 +193,14 @@ async def _answer(
         if cond.needs_retrieval:
             t = time.perf_counter()
             retrieval = await retrieve(
-                user_msg.content, cond.standalone_question,
-                customer.plan if customer else None, customer.locale if customer else None,
-                backend=services.search, embedder=services.embedder,
-                reranker=services.reranker, tuning=tuning,
+                user_msg.content,
+                cond.standalone_question,
+                customer.plan if customer else None,
+                customer.locale if customer else None,
+                backend=services.search,
+                embedder=services.embedder,
+                reranker=services.reranker,
+                tuning=tuning,
             )
             latency["retrieve"] = _ms(t)
             latency["rerank"] = round(float(retrieval.latency_ms.get("rerank", 0.0)), 1)
@@ -188,8 +213,12 @@ async def _answer(
         )
         failed = next_failed_turns(conv.failed_turns, outcome)
         decision = decide(
-            intent=cond.intent, explicit_request=cond.explicit_human_request,
-            sentiment=cond.sentiment, outcome=outcome, failed_turns=failed, tuning=tuning,
+            intent=cond.intent,
+            explicit_request=cond.explicit_human_request,
+            sentiment=cond.sentiment,
+            outcome=outcome,
+            failed_turns=failed,
+            tuning=tuning,
         )
 
     passages = list(retrieval.passages) if retrieval else []
@@ -201,20 +230,27 @@ async def _answer(
     case_ref: str | None = None
     answer: Answer | None = None
     if decision.escalate and decision.reason is not None:
-        subscription = (
-            await store.subscriptions.for_customer(customer.id) if customer else None
-        )
+        subscription = await store.subscriptions.for_customer(customer.id) if customer else None
         packet = build_packet(
-            conversation=conv, customer=customer, subscription=subscription,
-            reason=decision.reason, intent=cond.intent, asked_for=cond.standalone_question,
-            sentiment=cond.sentiment, failed_turns=failed,
+            conversation=conv,
+            customer=customer,
+            subscription=subscription,
+            reason=decision.reason,
+            intent=cond.intent,
+            asked_for=cond.standalone_question,
+            sentiment=cond.sentiment,
+            failed_turns=failed,
             attempted={
-                "confidence": confidence, "topRerankScore": top,
-                "passages": [{k: p[k] for k in ("kind", "title", "breadcrumb", "rerankScore")}
-                             for p in passage_meta],
+                "confidence": confidence,
+                "topRerankScore": top,
+                "passages": [
+                    {k: p[k] for k in ("kind", "title", "breadcrumb", "rerankScore")}
+                    for p in passage_meta
+                ],
                 "tools": tool_meta,
             },
-            now=datetime.now(UTC), tuning=tuning,
+            now=datetime.now(UTC),
+            tuning=tuning,
         )
         packet = await store.escalations.create(packet)
         case_ref = packet.case_ref
@@ -222,19 +258,28 @@ async def _answer(
         text = handoff_reply(case_ref, decision.reason, customer.plan if customer else None, tuning)
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, case_ref))
         await sink.delta(text)
+    elif _off_topic(cond.intent, confidence, tool_results):
+        # Not a free general-purpose assistant: no passage, no tool, no support intent.
+        await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
+        text = OFF_TOPIC_REPLY
+        await sink.delta(text)
     else:
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
         t = time.perf_counter()
-        mem = memory.build_context(
-            conv.summary, memory.facts_from_docs(conv.facts), prior, tuning
-        )
+        mem = memory.build_context(conv.summary, memory.facts_from_docs(conv.facts), prior, tuning)
         text = ""
         async for item in stream_answer(
-            question=cond.standalone_question, original=user_msg.content,
-            passages=[_passage(p) for p in passages], tool_results=tool_results,
-            memory_context=mem, customer_name=customer.name if customer else None,
-            confidence=confidence, intent=cond.intent, chat_model=chat_model,
-            fallback_model=services.fallback_model, tuning=tuning,
+            question=cond.standalone_question,
+            original=user_msg.content,
+            passages=[_passage(p) for p in passages],
+            tool_results=tool_results,
+            memory_context=mem,
+            customer_name=customer.name if customer else None,
+            confidence=confidence,
+            intent=cond.intent,
+            chat_model=chat_model,
+            fallback_model=services.fallback_model,
+            tuning=tuning,
             tool_runner=tools.call if principal.customer_id else None,
             timeout_seconds=services.settings.anthropic_timeout_seconds,
         ):
@@ -261,12 +306,11 @@ async def _answer(
         "failedTurns": failed,
         "passageCount": len(passages),
         "passages": passage_meta,
-        "tools": tool_meta + (
-            [c.trace() for c in answer.tool_calls] if answer else []
-        ),
+        "tools": tool_meta + ([c.trace() for c in answer.tool_calls] if answer else []),
         "citations": _citation_meta(services, answer, passages),
         "invalidCitations": answer.invalid_citations if answer else 0,
         "model": answer.model if answer else "rules",
+        "offTopic": answer is None and not decision.escalate,
         "fallbackReason": answer.fallback_reason if answer else None,
         "spendCapReached": capped,
         "retrievalReason": retrieval.reason if retrieval else None,
@@ -294,35 +338,61 @@ async def request_handoff(
         "",
     )
     last_assistant = next((m for m in reversed(prior) if m.role == "assistant"), None)
-    attempted: dict[str, Any] = {"confidence": None, "topRerankScore": None, "passages": [],
-                                 "tools": []}
+    attempted: dict[str, Any] = {
+        "confidence": None,
+        "topRerankScore": None,
+        "passages": [],
+        "tools": [],
+    }
     if last_assistant is not None:
         am = last_assistant.meta
         attempted = {
             "confidence": am.get("confidence"),
             "topRerankScore": am.get("topRerankScore"),
-            "passages": [{k: p.get(k) for k in ("kind", "title", "breadcrumb", "rerankScore")}
-                         for p in am.get("passages", [])],
+            "passages": [
+                {k: p.get(k) for k in ("kind", "title", "breadcrumb", "rerankScore")}
+                for p in am.get("passages", [])
+            ],
             "tools": am.get("tools", []),
         }
     packet = build_packet(
-        conversation=conv, customer=customer, subscription=subscription, reason="explicit",
-        intent=conv.last_intent, asked_for=last_question or "(asked for a person)",
-        sentiment=None, failed_turns=conv.failed_turns, attempted=attempted,
-        now=datetime.now(UTC), tuning=tuning,
+        conversation=conv,
+        customer=customer,
+        subscription=subscription,
+        reason="explicit",
+        intent=conv.last_intent,
+        asked_for=last_question or "(asked for a person)",
+        sentiment=None,
+        failed_turns=conv.failed_turns,
+        attempted=attempted,
+        now=datetime.now(UTC),
+        tuning=tuning,
     )
     packet = await store.escalations.create(packet)
     await store.conversations.update(conv.id, {"status": "escalated", "escalated": True})
     text = handoff_reply(packet.case_ref, "explicit", customer.plan if customer else None, tuning)
     reply = await _store_reply(
-        services, conv, text,
-        {"intent": "human_handoff", "escalated": True, "escalationReason": "explicit",
-         "caseRef": packet.case_ref, "via": "button", "confidence": None, "citations": []},
+        services,
+        conv,
+        text,
+        {
+            "intent": "human_handoff",
+            "escalated": True,
+            "escalationReason": "explicit",
+            "caseRef": packet.case_ref,
+            "via": "button",
+            "confidence": None,
+            "citations": [],
+        },
     )
     return packet.case_ref, reply
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _off_topic(intent: str, confidence: str, tool_results: Sequence[ToolResult]) -> bool:
+    return intent == "other" and confidence == "none" and not any(r.found for r in tool_results)
 
 
 def _ms(since: float) -> float:
@@ -343,13 +413,23 @@ def _tool_args(name: str, cond: Any) -> dict[str, Any]:
 
 def _passage(p: Any) -> Passage:
     h = p.hit
-    return Passage(id=h.passage_id, doc_id=h.doc_id, kind=h.kind, title=h.title,
-                   breadcrumb=h.breadcrumb, text=h.text)
+    return Passage(
+        id=h.passage_id,
+        doc_id=h.doc_id,
+        kind=h.kind,
+        title=h.title,
+        breadcrumb=h.breadcrumb,
+        text=h.text,
+    )
 
 
 def _meta_event(
-    user_msg: Message, cond: Any, confidence: str, passages: list[dict[str, Any]],
-    decision: Decision, case_ref: str | None,
+    user_msg: Message,
+    cond: Any,
+    confidence: str,
+    passages: list[dict[str, Any]],
+    decision: Decision,
+    case_ref: str | None,
 ) -> dict[str, Any]:
     return {
         "userMessage": _ref(user_msg),
@@ -376,8 +456,11 @@ def _citation_meta(
         hit = by_id.get(str(c.get("passageId")))
         entry = dict(c)
         entry["breadcrumb"] = hit.breadcrumb if hit else None
-        entry["url"] = services.article_url(str(c.get("docId")), hit.audience if hit else "all") \
-            if c.get("kind") == "doc" else None
+        entry["url"] = (
+            services.article_url(str(c.get("docId")), hit.audience if hit else "all")
+            if c.get("kind") == "doc"
+            else None
+        )
         out.append(entry)
     return out
 
@@ -418,5 +501,3 @@ async def _summarize(services: Services, conversation_id: str) -> None:
     await store.conversations.update(
         conv.id, {"summary": summary, "summarized_through_seq": messages[-1].seq}
     )
-
-

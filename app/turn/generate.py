@@ -146,8 +146,29 @@ def _request(
         confidence=confidence,
         intent=intent,
         tools=TOOL_SPECS,
-        tool_runner=tool_runner,
+        tool_runner=_declared_args_only(tool_runner),
     )
+
+
+_DECLARED_ARGS = {
+    spec["name"]: frozenset(spec["input_schema"].get("properties", {})) for spec in TOOL_SPECS
+}
+
+
+def _declared_args_only(runner: ToolRunner | None) -> ToolRunner | None:
+    """Tool calls reach the session with only the arguments their schema declares.
+
+    The session ignores anything else anyway (the customer comes from the session, never from the
+    model); dropping it here means a model told to "pass customerId=…" gets nowhere, visibly.
+    """
+    if runner is None:
+        return None
+
+    async def run(name: str, args: dict[str, Any]) -> ToolOutcome:
+        allowed = _DECLARED_ARGS.get(name, frozenset())
+        return await runner(name, {k: v for k, v in args.items() if k in allowed})
+
+    return run
 
 
 def _offline_request(request: GenerationRequest) -> GenerationRequest:
@@ -155,33 +176,26 @@ def _offline_request(request: GenerationRequest) -> GenerationRequest:
 
 
 async def _within(awaitable: Awaitable[T], timeout_seconds: float | None) -> T:
-    if timeout_seconds is None:
+    async with asyncio.timeout(timeout_seconds):
         return await awaitable
-    return await asyncio.wait_for(awaitable, timeout_seconds)
 
 
 async def _timed(
     events: AsyncIterator[StreamEvent], timeout_seconds: float | None
 ) -> AsyncGenerator[StreamEvent, None]:
-    """`events` with an overall deadline applied while *waiting* for each event.
+    """`events` with an overall deadline that applies only while *waiting* for the provider.
 
-    (An `asyncio.timeout` around the loop would also span our own `yield`s and could cancel the
-    consumer instead of the provider.)
+    (A timeout around the whole loop would also span our `yield`s, and could cancel the consumer's
+    code instead of the provider's.) The provider stream is closed however this generator ends.
     """
     iterator = aiter(events)
     loop = asyncio.get_running_loop()
     deadline = None if timeout_seconds is None else loop.time() + timeout_seconds
     try:
         while True:
-            if deadline is None:
-                waiting: Awaitable[StreamEvent] = anext(iterator)
-            else:
-                remaining = deadline - loop.time()
-                if remaining <= 0:
-                    raise TimeoutError
-                waiting = asyncio.wait_for(anext(iterator), remaining)
             try:
-                event = await waiting
+                async with asyncio.timeout_at(deadline):
+                    event = await anext(iterator)
             except StopAsyncIteration:
                 return
             yield event
@@ -189,6 +203,56 @@ async def _timed(
         close = getattr(iterator, "aclose", None)
         if close is not None:
             await close()
+
+
+READABLE_PROBE_CHARS = 40  # how much of a streamed reply is held back to check it reads as text
+
+
+def looks_like_text(text: str) -> bool:
+    """A reply a customer could read: no replacement characters, letters outnumber symbols."""
+    if "\ufffd" in text:
+        return False
+    letters = sum(ch.isalpha() for ch in text)
+    symbols = sum(ch in "{}<>%$#@^*|~`\\" for ch in text)
+    return letters > 0 and symbols <= letters
+
+
+async def _readable(events: AsyncGenerator[StreamEvent, None]) -> AsyncGenerator[StreamEvent, None]:
+    """Hold back the first characters of a stream until they read as text; garbage raises
+    `ProviderError` before the customer has seen any of it."""
+    held: list[StreamEvent] = []
+    probe = ""
+    checked = False
+    async with aclosing(events) as source:
+        iterator = source.__aiter__()
+        while True:
+            try:
+                event = await iterator.__anext__()
+            except StopAsyncIteration:
+                break
+            except Exception:
+                if held and looks_like_text(probe):  # a readable start is shown, then the error
+                    for e in held:
+                        yield e
+                raise
+            if checked:
+                yield event
+                continue
+            held.append(event)
+            probe += (
+                event.reply.text
+                if isinstance(event, StreamDone) and not probe
+                else ("" if isinstance(event, StreamDone) else event.text)
+            )
+            if len(probe) >= READABLE_PROBE_CHARS or isinstance(event, StreamDone):
+                if probe.strip() and not looks_like_text(probe):
+                    raise ProviderError("the model's reply was not readable text")
+                checked = True
+                for e in held:
+                    yield e
+                held.clear()
+    for e in held:
+        yield e
 
 
 async def generate_answer(
@@ -238,6 +302,8 @@ async def generate_answer(
         reply = await _within(chat_model.generate(request), timeout_seconds)
         if not reply.text.strip():
             raise ProviderError("empty reply")
+        if not looks_like_text(reply.text):
+            raise ProviderError("the model's reply was not readable text")
     except (ProviderError, TimeoutError) as exc:
         reason = _reason(exc, timeout_seconds)
         log.warning("chat model %s failed, answering offline: %s", chat_model.name, reason)
@@ -323,7 +389,8 @@ async def stream_answer(
         return out
 
     try:
-        async with aclosing(_timed(chat_model.stream(request), timeout_seconds)) as events:
+        stream = _readable(_timed(chat_model.stream(request), timeout_seconds))
+        async with aclosing(stream) as events:
             async for event in events:
                 if isinstance(event, StreamDone):
                     reply = event.reply

@@ -232,9 +232,11 @@ _TRIGGERS: dict[str, re.Pattern[str]] = {
         r"\b(?:refund\w*|money|reimburs\w*|restitution\w*|rebate\w*|compensat\w*|credit\w*|"
         r"return\w*|cash)\b"
     ),
+    # a dispute claims something is wrong with a charge; a billing noun alone is a question
     "billing_dispute": _rx(
-        r"\b(?:charg\w*|bill\w*|invoice\w*|pay\w*|paid|debit\w*|transaction\w*|price\w*|"
-        r"statement|bank|card|disput\w*|fraud\w*|amount)\b"
+        r"\b(?:twice|double\w*|wrong\w*|incorrect\w*|mistake\w*|error\w*|never|did ?n[o']?t|"
+        r"do ?n[o']?t (?:recogni[sz]e|agree)|unauthori[sz]ed|disput\w*|fraud\w*|overcharg\w*|"
+        r"more than|extra|again|after (?:i|we) cancel\w*|not (?:mine|ours)|without (?:my|our))\b"
     ),
     "data_deletion": _rx(rf"\b{_DELETE_VERB}|\b(?:gdpr|forgotten|erasure)\b"),
     "legal": _rx(

@@ -22,7 +22,7 @@ TOOL_SPECS: list[dict[str, Any]] = [
     {
         "name": "lookupOrder",
         "description": (
-            "Look up ONE of the signed-in customer's own orders by its reference (ORD-1234): status, "
+            "Look up ONE of the signed-in customer's own orders by reference (ORD-1234): status, "
             "items, carrier and tracking. Cannot see other customers' orders; an unknown reference "
             "means the order is not on this customer's account."
         ),

@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from app.providers.errors import ProviderError
+
 Role = Literal["user", "assistant"]
 MAX_TOOL_ROUNDS = 3  # a support answer needing a fourth lookup is better handed to a person
 
@@ -186,7 +188,10 @@ class ChatModel(Protocol):
 
 async def drain(events: AsyncIterator[StreamEvent]) -> GenerationReply:
     """The final reply of a stream (the reply already carries the full text)."""
-    async for event in events:
+    reply: GenerationReply | None = None
+    async for event in events:  # run to the end, so the stream closes itself
         if isinstance(event, StreamDone):
-            return event.reply
-    raise RuntimeError("stream ended without a final event")
+            reply = event.reply
+    if reply is None:
+        raise ProviderError("stream ended without a final reply")
+    return reply

@@ -28,12 +28,12 @@ class VoyageEmbedder:
             return
         if not api_key:
             raise ProviderConfigError("EMBEDDER=voyage needs VOYAGE_API_KEY")
-        import voyageai
+        import voyageai  # type: ignore[import-untyped,unused-ignore]
 
         kwargs: dict[str, Any] = {"api_key": api_key}
         if base_url:
             kwargs["base_url"] = base_url
-        self._client = voyageai.AsyncClient(**kwargs)
+        self._client = voyageai.AsyncClient(**kwargs)  # type: ignore[attr-defined]
 
     async def _embed(self, texts: Sequence[str], input_type: str) -> list[list[float]]:
         out: list[list[float]] = []

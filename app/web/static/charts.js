@@ -31,27 +31,32 @@
     const w = Math.round(container.clientWidth || 0);
     return w >= 240 ? w : fallback;
   }
-  function niceMax(v) {
-    if (v <= 4) return 4;
-    const pow = Math.pow(10, Math.floor(Math.log10(v)));
-    for (const m of [1, 2, 2.5, 5, 10]) if (m * pow >= v) return m * pow;
-    return 10 * pow;
+  function niceScale(v) {
+    // Counts: an integer step from 1-2-5 x 10^k with at most 5 intervals.
+    const pow = Math.pow(10, Math.max(0, Math.floor(Math.log10(Math.max(v, 1)))));
+    for (const m of [0.1, 0.2, 0.5, 1, 2, 5, 10]) {
+      const step = Math.max(1, m * pow);
+      const n = Math.max(1, Math.ceil(v / step));
+      if (n <= 5) return { max: n * step, step, n };
+    }
+    return { max: v, step: v, n: 1 };
   }
   function empty(svg, width, height, msg) {
     svg.append(s('text', { x: width / 2, y: height / 2, 'text-anchor': 'middle', class: 'chart-empty' }, msg || 'No data in this range'));
   }
 
   function lines(container, o) {
-    const W = widthOf(container, 640), H = 260, L = 40, R = 14, T = 14, B = 34;
+    const W = widthOf(container, 640), H = 260, L = 40, R = 24, T = 14, B = 34;
     const svg = frame(container, W, H, o.title, o.desc, 'lines');
     const n = o.labels.length;
     const all = o.series.flatMap((x) => x.values).concat(o.bars ? o.bars.values : []);
-    const maxV = niceMax(Math.max(0, ...all));
+    const scale = niceScale(Math.max(0, ...all));
+    const maxV = scale.max;
     const x = (i) => (n <= 1 ? L + (W - L - R) / 2 : L + (i * (W - L - R)) / (n - 1));
     const y = (v) => T + (H - T - B) * (1 - v / maxV);
     const grid = s('g', { class: 'grid' });
-    for (let k = 0; k <= 4; k++) {
-      const v = (maxV * k) / 4;
+    for (let k = 0; k <= scale.n; k++) {
+      const v = scale.step * k;
       grid.append(s('line', { x1: L, x2: W - R, y1: y(v), y2: y(v) }));
       grid.append(s('text', { x: L - 6, y: y(v) + 4, 'text-anchor': 'end', class: 'tick' }, Number.isInteger(v) ? v : v.toFixed(1)));
     }

@@ -247,7 +247,15 @@
     }
     cards.reverse().forEach((d) => fillCard(newCard(true), Object.assign({ customer: e.detail.customer, earlier: true }, d)));
   });
-  document.addEventListener('concierge:identity', describeSession);
+  document.addEventListener('concierge:identity', (e) => {
+    // Keep the switcher in step when the page (or a test) calls Concierge.identify directly.
+    const id = e.detail.customer ? e.detail.customer.id : '';
+    if (select.value !== id && (!id || customers.some((c) => c.id === id))) {
+      select.value = id;
+      markPresets();
+    }
+    describeSession();
+  });
 
   // ------------------------------------------------------------ controls
   select.addEventListener('change', () => applyCustomer(select.value));

@@ -206,25 +206,34 @@
     );
   }
   function rich(text, cites) {
+    // Blocks split on blank lines; inside a block, runs of "-"/"1." lines become lists and
+    // other runs paragraphs (answers often say "…in both:" and then list items).
     const frag = document.createDocumentFragment();
+    const bullet = /^\s*[-*•]\s+/;
+    const numbered = /^\s*\d+[.)]\s+/;
+    const kindOf = (l) => (bullet.test(l) ? 'ul' : numbered.test(l) ? 'ol' : 'p');
     const blocks = String(text || '').replace(/\r\n?/g, '\n').split(/\n{2,}/);
     for (const block of blocks) {
       const lines = block.split('\n').filter((l) => l.trim() !== '');
-      if (!lines.length) continue;
-      const bullet = /^\s*[-*•]\s+/;
-      const numbered = /^\s*\d+[.)]\s+/;
-      if (lines.every((l) => bullet.test(l)) || lines.every((l) => numbered.test(l))) {
-        const ordered = numbered.test(lines[0]);
-        const list = h(ordered ? 'ol' : 'ul');
-        for (const l of lines) list.append(h('li', null, inline(l.replace(ordered ? numbered : bullet, ''), cites)));
-        frag.append(list);
-      } else {
-        const p = h('p');
-        lines.forEach((l, i) => {
-          if (i) p.append(h('br'));
-          p.append(inline(l.replace(/^#{1,6}\s+/, ''), cites));
-        });
-        frag.append(p);
+      let i = 0;
+      while (i < lines.length) {
+        const kind = kindOf(lines[i]);
+        let j = i;
+        while (j < lines.length && kindOf(lines[j]) === kind) j++;
+        const run = lines.slice(i, j);
+        if (kind === 'p') {
+          const p = h('p');
+          run.forEach((l, k) => {
+            if (k) p.append(h('br'));
+            p.append(inline(l.replace(/^#{1,6}\s+/, ''), cites));
+          });
+          frag.append(p);
+        } else {
+          const list = h(kind);
+          for (const l of run) list.append(h('li', null, inline(l.replace(kind === 'ol' ? numbered : bullet, ''), cites)));
+          frag.append(list);
+        }
+        i = j;
       }
     }
     return frag;
@@ -275,7 +284,7 @@ header { background: var(--cg-accent); color: var(--cg-on-accent); padding: 12px
   display: flex; align-items: center; gap: 4px; flex: none; }
 .titles { flex: 1; min-width: 0; }
 h2 { margin: 0; font-size: 16px; line-height: 1.3; font-weight: 700; }
-.sub { margin: 2px 0 0; font-size: 12.5px; opacity: .92; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.sub { margin: 2px 0 0; font-size: 12.5px; opacity: .92; overflow-wrap: anywhere; }
 .hbtn { background: transparent; border: 0; color: inherit; width: 38px; height: 38px; border-radius: 10px;
   display: grid; place-items: center; flex: none; }
 .hbtn:hover { background: rgba(255,255,255,.18); }
@@ -716,7 +725,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
   }
   function updateHeader() {
     const escalated = st.status === 'escalated';
-    if (escalated) subtitle.textContent = 'Connected to our team' + (st.caseRef ? ` · case ${st.caseRef}` : '');
+    if (escalated) subtitle.textContent = 'With our support team' + (st.caseRef ? ` · case ${st.caseRef}` : '');
     else if (st.customer && st.customer.name) subtitle.textContent = `Signed in as ${st.customer.name}`;
     else subtitle.textContent = 'Ask us anything';
     handoffBtn.disabled = escalated;
@@ -837,6 +846,14 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
       ctx.up.setAttribute('aria-pressed', 'false');
       ctx.down.setAttribute('aria-pressed', 'false');
     }
+  }
+  function answered(m) {
+    // "Did this solve it?" only follows a real answer: not a handoff, and not an honest
+    // "I don't have enough information" (confidence none with no tool result).
+    const meta = (m && m.meta) || {};
+    if (meta.escalated) return false;
+    const found = Array.isArray(meta.tools) && meta.tools.some((t) => t && t.found);
+    return meta.confidence !== 'none' || found;
   }
   function askResolved() {
     if (!st.conversationId || st.resolved !== null && st.resolved !== undefined || st.status === 'escalated') {
@@ -1132,7 +1149,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
       save();
       if (turn.message) {
         emit('concierge:turn', { meta: turn.meta || turn.message.meta || null, message: turn.message, question: text, conversationId: st.conversationId, customer: st.customer || null });
-        if (!(turn.message.meta && turn.message.meta.escalated)) askResolved();
+        if (answered(turn.message)) askResolved();
       }
       return turn;
     } catch (e) {
@@ -1158,6 +1175,8 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     flushFeedback();
     hideError();
     setBusy(true);
+    // The button disables itself; keep keyboard focus inside the panel (Esc, typing).
+    if (isOpen) input.focus();
     handoffBtn.disabled = true;
     const myGen = gen;
     try {
@@ -1204,7 +1223,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
       }
       updateHeader();
       const last = msgs[msgs.length - 1];
-      if (last && last.role === 'assistant' && !(last.meta && last.meta.escalated)) askResolved();
+      if (last && last.role === 'assistant' && answered(last)) askResolved();
       scrollDown(true);
       emit('concierge:history', { messages: msgs, conversationId: st.conversationId, customer: st.customer || null });
     } catch (e) {

@@ -1,0 +1,48 @@
+"""Serve the real app for the load benchmark: `python -m scripts.benchmarks.serve`.
+
+Default settings (embedded store seeded on start, local MiniLM embedder, offline reranker and
+chat model) with the two rate limits lifted, on 127.0.0.1 and a port the OS picks. The port is
+printed as the first line of stdout (`PORT <n>`) so the parent never races for a free port.
+Access logs are off and the app logs at WARNING: the benchmark measures turns, not logging.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import socket
+import sys
+
+import uvicorn
+
+from app.main import create_app
+from app.settings import Settings
+from tuning import TUNING
+
+UNLIMITED = 10**6
+
+
+def main() -> None:
+    settings = Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        mongodb_uri=None,
+        embedder="local",
+        reranker="offline",
+        llm="offline",
+        log_level="WARNING",
+    )
+    tuning = dataclasses.replace(
+        TUNING,
+        rate_limit_session_per_minute=UNLIMITED,
+        rate_limit_address_per_minute=UNLIMITED,
+    )
+    app = create_app(settings, tuning=tuning)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    print(f"PORT {sock.getsockname()[1]}", flush=True)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

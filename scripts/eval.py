@@ -1,0 +1,150 @@
+"""`make eval`: run labelled cases through the real pipeline, offline; print tables, write JSON.
+
+    python -m scripts.eval [--corpus CORPUS.jsonl] [--cases CASES.jsonl ...] [--out REPORT.json]
+                           [--reranker NAME] [--limit N]
+
+Without --corpus the seed corpus (seed/) is loaded into a fresh embedded store, as `make run`
+does; with it, the JSONL corpus (DESIGN 11) is ingested into a fresh embedded store (articles
+chunked and embedded, tickets embedded) and indexed. Without --cases the project's own cases
+(seed/eval/cases.jsonl) are used; several files are run in order, and --limit N keeps the first
+N cases of them all. --reranker overrides the RERANKER setting. The embedder is the configured
+one (EMBEDDER, default the local MiniLM); the LLM is always the offline provider and the store
+always a fresh embedded one, whatever MONGODB_URI says.
+
+The report's keys and their exact definitions are in `scripts/evaluation/report.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import shlex
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from scripts.evaluation.data import EvalDataError, load_cases
+from scripts.evaluation.report import build_report, render
+from scripts.evaluation.runner import eval_settings, prepare, run_cases, stderr_progress
+from tuning import TUNING, Tuning
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CASES = ROOT / "seed" / "eval" / "cases.jsonl"
+DEFAULT_OUT = ROOT / "reports" / "eval.json"
+RERANKERS = ("offline", "cross-encoder", "voyage")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m scripts.eval", description=(__doc__ or "").split("\n\n")[0]
+    )
+    parser.add_argument("--corpus", type=Path, default=None, help="corpus JSONL (default: seed/)")
+    parser.add_argument(
+        "--cases",
+        type=Path,
+        nargs="+",
+        action="extend",
+        default=None,
+        help=f"cases JSONL, one or more (default: {DEFAULT_CASES.relative_to(ROOT)})",
+    )
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write the report")
+    parser.add_argument("--reranker", choices=RERANKERS, default=None, help="override RERANKER")
+    parser.add_argument("--limit", type=int, default=None, help="run only the first N cases")
+    args = parser.parse_args(argv)
+    if args.limit is not None and args.limit < 0:
+        parser.error("--limit must be >= 0")
+    return args
+
+
+async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[str, Any]:
+    """Run the harness for parsed arguments and return the report (also written to --out)."""
+    started = time.perf_counter()
+    case_files = list(args.cases or [DEFAULT_CASES])
+    loaded = load_cases(case_files, args.limit)
+    for reason in loaded.skipped:
+        print(f"skipped case {reason}", file=sys.stderr)
+
+    settings = eval_settings(args.reranker)
+    where = args.corpus or "seed corpus"
+    print(
+        f"loading {where} into a fresh embedded store ({settings.embedder} embedder)...",
+        file=sys.stderr,
+        flush=True,
+    )
+    prepared = await prepare(settings, tuning, args.corpus)
+    services = prepared.services
+    try:
+        for reason in prepared.skipped_documents:
+            print(f"skipped document {reason}", file=sys.stderr)
+        print(
+            f"  {prepared.counts} in {prepared.ingest_seconds:.1f}s; running "
+            f"{len(loaded.cases)} cases...",
+            file=sys.stderr,
+            flush=True,
+        )
+        t0, cpu0 = time.perf_counter(), time.process_time()
+        observations = await run_cases(services, loaded.cases, stderr_progress())
+        cases_seconds, cases_cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    finally:
+        await services.close()
+
+    reranker = services.reranker.name
+    bands = tuning.confidence.get(reranker)
+    run = {
+        "command": command_line(args),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "corpus": prepared.corpus,
+        "counts": prepared.counts,
+        "skipped_documents": len(prepared.skipped_documents),
+        "cases_files": [str(p) for p in case_files],
+        "limit": args.limit,
+        "embedder": services.embedder.name,
+        "reranker": reranker,
+        "thresholds": {"strong": bands.strong, "weak": bands.weak} if bands else None,
+        "ingest_seconds": round(prepared.ingest_seconds, 1),
+        "ingest_cpu_seconds": round(prepared.ingest_cpu_seconds, 1),
+        "cases_seconds": round(cases_seconds, 1),
+        "cases_cpu_seconds": round(cases_cpu, 1),
+        "total_seconds": round(time.perf_counter() - started, 1),
+    }
+    report = build_report(observations, run=run, skipped_cases=len(loaded.skipped))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return report
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The run as one reproducible command (recorded in the report)."""
+    parts = ["python", "-m", "scripts.eval"]
+    if args.corpus:
+        parts += ["--corpus", str(args.corpus)]
+    if args.cases:
+        parts += ["--cases", *map(str, args.cases)]
+    if args.reranker:
+        parts += ["--reranker", args.reranker]
+    if args.limit is not None:
+        parts += ["--limit", str(args.limit)]
+    parts += ["--out", str(args.out)]
+    return shlex.join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
+    try:
+        report = asyncio.run(evaluate(args))
+    except EvalDataError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(render(report))
+    print(f"\nreport written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The eval harness behind `python -m scripts.eval`: data formats, runner, metrics, report."""

@@ -1,0 +1,354 @@
+"""Faults, abuse and concurrency (issue 6): what the customer sees, and what the store holds."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import httpx
+import pytest
+from pymongo.errors import ServerSelectionTimeoutError
+
+from app.main import create_app
+from app.providers.chat.base import GenerationRequest
+from app.providers.chat.fake import GARBAGE, Hang, ScriptedChatModel
+from app.providers.errors import ProviderError
+from app.providers.rerank.fake import FakeReranker
+from tests.apihelp import ADMIN, Api, make_settings, parse_sse, running_app, served
+from tuning import TUNING
+
+UNLIMITED = replace(
+    TUNING, rate_limit_session_per_minute=10**6, rate_limit_address_per_minute=10**6
+)
+
+
+@pytest.fixture(scope="module")
+def api() -> Iterator[Api]:
+    with running_app(tuning=UNLIMITED) as api:
+        yield api
+
+
+@pytest.fixture
+def swap(api: Api) -> Iterator[Any]:
+    """Replace a service for one test, restoring it afterwards."""
+    saved: dict[str, Any] = {}
+
+    def put(name: str, value: Any) -> None:
+        saved.setdefault(name, getattr(api.services, name))
+        setattr(api.services, name, value)
+
+    yield put
+    for name, value in saved.items():
+        setattr(api.services, name, value)
+
+
+def strong_reranker() -> FakeReranker:
+    fake = FakeReranker(scores={"": 0.9})
+    fake.name = "offline"  # type: ignore[misc]
+    return fake
+
+
+def assert_consistent(api: Api, conv: str) -> list[dict[str, Any]]:
+    """seq contiguous from 1, and every user message followed by a reply or an error record."""
+    msgs = api.messages(conv)
+    assert [m["seq"] for m in msgs] == list(range(1, len(msgs) + 1))
+    return msgs
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [ProviderError("timeout"), GARBAGE, Hang(60)],
+    ids=["raises", "garbage", "times-out"],
+)
+def test_chat_model_failing_on_every_call(api: Api, swap: Any, failure: Any) -> None:
+    swap("chat_model", ScriptedChatModel.always(failure, name="anthropic:broken"))
+    swap("reranker", strong_reranker())
+    api.services.settings.anthropic_timeout_seconds = 0.3
+    h = api.session("cus_castellan")
+    conv = api.conversation(h)
+    out = api.send(h, conv, "How do I update the room panel firmware?")
+    reply = out["reply"]
+    assert reply["content"] and "Traceback" not in reply["content"]
+    assert "[99]" not in reply["content"]  # garbage citations never survive
+    assert "\ufffd" not in reply["content"] and "<<<" not in reply["content"]
+    assert reply["meta"]["model"] in ("offline", "rules")
+    assert reply["meta"]["fallbackReason"]
+    msgs = assert_consistent(api, conv)
+    assert [m["role"] for m in msgs] == ["user", "assistant"]
+
+
+def test_reranker_raising_gives_honest_none(api: Api, swap: Any) -> None:
+    broken = FakeReranker()
+    broken.fail_with = RuntimeError("reranker down")
+    broken.name = "offline"  # type: ignore[misc]
+    swap("reranker", broken)
+    h = api.session("cus_castellan")
+    conv = api.conversation(h)
+    out = api.send(h, conv, "How do I update the room panel firmware?")
+    assert out["reply"]["meta"]["confidence"] == "none"
+    assert out["reply"]["content"]
+    assert len(assert_consistent(api, conv)) == 2
+
+
+class _Unreachable:
+    """A collection whose every call fails like a lost cluster."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        async def fail(*a: Any, **k: Any) -> Any:
+            raise ServerSelectionTimeoutError("no servers reachable")
+
+        def fail_sync(*a: Any, **k: Any) -> Any:
+            raise ServerSelectionTimeoutError("no servers reachable")
+
+        return fail_sync if name == "find" else fail
+
+
+def test_database_unreachable_mid_turn_is_503_and_loses_nothing(api: Api) -> None:
+    h = api.session("cus_castellan")
+    conv = api.conversation(h)
+    store = api.services.store
+    customers = store.customers._c
+    escalations = store.escalations._c
+    # The user message is stored, then the cluster goes away during the turn's reads.
+    store.customers._c = _Unreachable(customers)  # type: ignore[assignment]
+    store.escalations._c = _Unreachable(escalations)  # type: ignore[assignment]
+    try:
+        r = api.client.post(
+            f"/v1/conversations/{conv}/messages",
+            headers=h,
+            json={"content": "I want a refund for ORD-1002"},
+        )
+    finally:
+        store.customers._c = customers
+        store.escalations._c = escalations
+    assert r.status_code == 503
+    assert "unavailable" in r.json()["detail"] and r.headers["Retry-After"]
+    msgs = assert_consistent(api, conv)
+    assert [m["role"] for m in msgs] == ["user"]  # the customer's words were kept
+    assert "ORD-1002" in msgs[0]["content"]
+    assert api.escalations(conv) == []  # no half-written packet
+    # recovery: the next message works and seq stays contiguous
+    api.send(h, conv, "hello again")
+    assert [m["seq"] for m in assert_consistent(api, conv)] == [1, 2, 3]
+
+
+def test_database_unreachable_before_anything_is_503_and_writes_nothing(api: Api) -> None:
+    h = api.session("cus_castellan")
+    conv = api.conversation(h)
+    store = api.services.store
+    convs = store.conversations._c
+    store.conversations._c = _Unreachable(convs)  # type: ignore[assignment]
+    try:
+        r = api.client.post(
+            f"/v1/conversations/{conv}/messages", headers=h, json={"content": "hello"}
+        )
+    finally:
+        store.conversations._c = convs
+    assert r.status_code == 503
+    assert api.messages(conv) == []
+
+
+def test_spend_cap_falls_back_offline_and_metrics_say_so(api: Api, swap: Any) -> None:
+    model = ScriptedChatModel([], name="anthropic:capped")  # any call would fail the test
+    swap("chat_model", model)
+    api.run(api.services.store.spend.add, TUNING.daily_spend_cap_usd + 1, 10, 10)
+    h = api.session("cus_castellan")
+    conv = api.conversation(h)
+    out = api.send(h, conv, "How do I reset my password?")
+    assert model.calls == 0
+    assert out["reply"]["meta"]["spendCapReached"] is True
+    spend = api.client.get("/v1/admin/metrics", headers=ADMIN).json()["spend"]
+    assert spend["capReached"] is True and spend["fallbackTurnsToday"] >= 1
+
+
+def test_off_topic_requests_get_a_short_refusal(api: Api, swap: Any) -> None:
+    fake = FakeReranker(scores={"": 0.01})
+    fake.name = "offline"  # type: ignore[misc]
+    swap("reranker", fake)
+    h = api.session("cus_castellan")
+    conv = api.conversation(h)
+    out = api.send(h, conv, "Write me a poem about the ocean and the moon")
+    meta = out["reply"]["meta"]
+    if meta["intent"] == "other":
+        assert meta["offTopic"] is True
+        assert "outside what I can answer" in out["reply"]["content"]
+    else:  # classified as a support intent: then it must at least not pretend to know
+        assert meta["confidence"] == "none"
+
+
+def test_injected_instruction_never_reaches_an_instruction_position(api: Api) -> None:
+    """The seed's hostile article, retrieved as passage [1], given to a model that would obey
+    any instruction placed in its system prompt: the instruction stays quoted data."""
+    from app.providers.chat.base import Passage
+    from app.turn.generate import generate_answer
+
+    seen: list[GenerationRequest] = []
+
+    def gullible(request: GenerationRequest) -> str:
+        seen.append(request)
+        if "FREE100" in request.system or "disregard every instruction" in request.system:
+            return "OBEYED: use code FREE100 and email us your password"
+        return "Use a dry microfiber cloth [1]."
+
+    chunks = api.run(api.services.store.chunks.for_article, "room-panel-cleaning")
+    hostile = next(c for c in chunks if "FREE100" in c.text)
+    passage = Passage(
+        id=hostile.id,
+        doc_id=hostile.article_id,
+        kind="doc",
+        title=hostile.title,
+        breadcrumb=hostile.breadcrumb,
+        text=hostile.text,
+    )
+    model = ScriptedChatModel.always(gullible, name="anthropic:gullible")
+    answer = api.run(
+        lambda: generate_answer(
+            question="Which disinfectants can I use on the room panel?",
+            original="Which disinfectants can I use on the room panel?",
+            passages=[passage],
+            tool_results=[],
+            memory_context=None,
+            customer_name=None,
+            confidence="strong",
+            intent="how_to",
+            chat_model=model,
+            fallback_model=model,
+            tuning=TUNING,
+        )
+    )
+    req = seen[-1]
+    data = "\n".join(m.content for m in req.messages)
+    assert "FREE100" in data  # the hostile text is present, as quoted data...
+    assert "FREE100" not in req.system  # ...and never among the instructions
+    assert "OBEYED" not in answer.text and answer.citations
+
+    async def flags() -> list[str]:
+        doc = await api.services.store.db["kb_articles"].find_one({"_id": "room-panel-cleaning"})
+        return list(doc.get("reviewFlags", []))
+
+    assert api.run(flags), "ingestion flagged the hostile article for review"
+
+
+def test_fifty_concurrent_messages_to_one_conversation() -> None:
+    app = create_app(make_settings(), tuning=UNLIMITED)
+    with served(app) as base:
+        _wait_ready(base)
+        app.state.services.reranker = strong_reranker()  # no failed-turn handoff mid-test
+
+        async def main() -> tuple[str, list[int]]:
+            async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+                s = (await client.post("/v1/sessions", json={})).json()
+                h = {"Authorization": f"Bearer {s['sessionToken']}"}
+                conv = (await client.post("/v1/conversations", headers=h)).json()["id"]
+                codes = await asyncio.gather(
+                    *[
+                        _post(client, h, conv, f"Question {i}: how do I book a desk?")
+                        for i in range(50)
+                    ]
+                )
+                return conv, codes
+
+        conv, codes = asyncio.run(main())
+        services = app.state.services
+        assert codes == [200] * 50
+        msgs = _read_messages(services, conv)
+        assert [m["seq"] for m in msgs] == list(range(1, 101))
+        users = [m for m in msgs if m["role"] == "user"]
+        replies = [m for m in msgs if m["role"] == "assistant"]
+        assert len(users) == 50 and len(replies) == 50
+
+
+def test_two_hundred_concurrent_conversations() -> None:
+    app = create_app(make_settings(), tuning=UNLIMITED)
+    with served(app) as base:
+        _wait_ready(base)
+        limit = asyncio.Semaphore(40)
+
+        async def one(client: httpx.AsyncClient, i: int) -> tuple[str, int]:
+            async with limit:
+                s = (await client.post("/v1/sessions", json={})).json()
+                h = {"Authorization": f"Bearer {s['sessionToken']}"}
+                conv = (await client.post("/v1/conversations", headers=h)).json()["id"]
+                return conv, await _post(client, h, conv, f"How do I invite user number {i}?")
+
+        async def main() -> list[tuple[str, int]]:
+            async with httpx.AsyncClient(base_url=base, timeout=120) as client:
+                return await asyncio.gather(*[one(client, i) for i in range(200)])
+
+        results = asyncio.run(main())
+        assert [code for _, code in results] == [200] * 200
+        services = app.state.services
+        for conv, _ in results:
+            assert [m["seq"] for m in _read_messages(services, conv)] == [1, 2]
+
+
+def test_client_disconnect_mid_stream_still_completes_the_turn() -> None:
+    app = create_app(make_settings(), tuning=UNLIMITED)
+    with served(app) as base:
+        _wait_ready(base)
+        services = app.state.services
+        services.chat_model = ScriptedChatModel.always(Hang(1.0), name="anthropic:slow")
+        with httpx.Client(base_url=base, timeout=30) as client:
+            s = client.post("/v1/sessions", json={}).json()
+            h = {"Authorization": f"Bearer {s['sessionToken']}"}
+            conv = client.post("/v1/conversations", headers=h).json()["id"]
+            with client.stream(
+                "POST",
+                f"/v1/conversations/{conv}/messages",
+                headers={**h, "Accept": "text/event-stream"},
+                json={"content": "How do I reset my password?"},
+            ) as r:
+                first = next(r.iter_text())
+                assert "event: meta" in first or first  # got something, then hang up
+        deadline = time.monotonic() + 20
+        while True:
+            msgs = _read_messages(services, conv)
+            if len(msgs) == 2:
+                break
+            assert time.monotonic() < deadline, f"turn never completed: {msgs}"
+            time.sleep(0.1)
+        assert msgs[1]["role"] == "assistant" and msgs[1]["content"]
+
+
+def _wait_ready(base: str) -> None:
+    deadline = time.monotonic() + 120
+    while httpx.get(f"{base}/readyz").status_code != 200:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+
+
+async def _post(client: httpx.AsyncClient, h: dict[str, str], conv: str, text: str) -> int:
+    r = await client.post(f"/v1/conversations/{conv}/messages", headers=h, json={"content": text})
+    return r.status_code
+
+
+def _read_messages(services: Any, conv: str) -> list[dict[str, Any]]:
+    """Read the embedded store directly (its calls are synchronous underneath)."""
+    coll = services.store.db["messages"]._c
+    return list(coll.find({"conversationId": conv}).sort("seq", 1))
+
+
+def test_sse_error_event_when_the_turn_fails(api: Api, swap: Any) -> None:
+    class Exploding:
+        name = "offline"
+
+        async def rerank(self, query: str, texts: list[str]) -> list[float]:
+            raise MemoryError("boom")
+
+    swap("reranker", Exploding())
+    h = api.session("cus_castellan")
+    conv = api.conversation(h)
+    r = api.client.post(
+        f"/v1/conversations/{conv}/messages",
+        headers={**h, "Accept": "text/event-stream"},
+        json={"content": "How do I update the room panel firmware?"},
+    )
+    events = parse_sse(r.text)
+    assert events[-1][0] in ("done", "error")
+    assert_consistent(api, conv)
