@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
 from app.api import admin, conversations, demo, health, web
@@ -46,6 +47,14 @@ def create_app(
     )
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=tuning.max_body_bytes)
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=settings.cors_origins,
+        allow_methods=["GET", "POST", "DELETE"],
+        allow_headers=["Authorization", "Content-Type", "Accept"],
+        expose_headers=["Retry-After"],
+        max_age=600,
+    )
     app.include_router(health.router)
     app.include_router(conversations.router)
     app.include_router(admin.router)

@@ -167,6 +167,10 @@ async def prepare_corpus(services: Services) -> None:
         if services.store.embedded and s.seed_on_start:
             report = await seed_store(services.store, services.embedder, s.seed_dir)
             log.info("seed complete", extra={"report": report.summary()})
+        await services.router.warm()
+        save = getattr(services.embedder, "save", None)
+        if callable(save):
+            await asyncio.to_thread(save)
         services.search = await build_search(services)
         articles = await services.store.articles.count({"status": "published"})
         services.corpus_ready = articles > 0

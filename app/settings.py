@@ -43,6 +43,16 @@ class Settings(BaseSettings):
     session_secret: SecretStr = SecretStr("dev-session-secret-change-me-32bytes!!")
     admin_token: SecretStr = SecretStr("dev-admin-token")
 
+    cors_origins: list[str] = Field(
+        default=["*"],
+        description="Sites allowed to embed the widget. Auth is a bearer header, not a cookie, "
+        "so '*' exposes nothing; list your domains in production anyway.",
+    )
+
+    embedding_cache_dir: Path | None = Field(
+        default=ROOT / ".cache",
+        description="Where document embeddings are cached between runs (unset to disable).",
+    )
     seed_on_start: bool = True
     seed_dir: Path = ROOT / "seed"
     ttl_sweep_seconds: float = 60.0

@@ -8,7 +8,9 @@ Two layers, checked in this order:
    of anger (profanity, ALL CAPS, "!!!").
 2. **Nearest exemplars**: the message is embedded and compared with the example utterances of
    `app.turn.exemplars`; the k nearest vote, weighted by cosine similarity. Below a minimum
-   similarity the intent is `other` and the sentiment `neutral`.
+   similarity the intent is `other` and the sentiment `neutral`. An escalating intent (or an
+   acknowledgment) may only win the vote when the message also contains one of its trigger
+   words, so a neighbour in embedding space alone never hands a conversation to a person.
 
 Exemplar vectors are computed once, lazily, through the `Embedder` protocol, and cached on the
 router. Exemplars and messages are both embedded with `embed_documents` so the comparison is

@@ -9,6 +9,17 @@ from tuning import TUNING, Tuning
 
 
 def build_embedder(settings: Settings, tuning: Tuning = TUNING) -> Embedder:
+    """The configured embedder, behind a disk cache of document vectors when one is set."""
+    inner = _build(settings, tuning)
+    if settings.embedding_cache_dir is None or settings.embedder == "fake":
+        return inner
+    from app.providers.embeddings.cache import CachedEmbedder
+
+    name = f"{inner.name}-{inner.dimensions}".replace("/", "_")
+    return CachedEmbedder(inner, settings.embedding_cache_dir / f"embeddings-{name}.npz")
+
+
+def _build(settings: Settings, tuning: Tuning) -> Embedder:
     if settings.embedder == "voyage":
         from app.providers.embeddings.voyage import VoyageEmbedder
 
