@@ -107,6 +107,7 @@ async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[st
         "thresholds": {"strong": bands.strong, "weak": bands.weak} if bands else None,
         "ingest_seconds": round(prepared.ingest_seconds, 1),
         "ingest_cpu_seconds": round(prepared.ingest_cpu_seconds, 1),
+        "embedding_cache": prepared.embedding_cache,
         "cases_seconds": round(cases_seconds, 1),
         "cases_cpu_seconds": round(cases_cpu, 1),
         "total_seconds": round(time.perf_counter() - started, 1),

@@ -188,5 +188,5 @@ def test_retrieval_and_classification_aggregation() -> None:
     assert report["retrieval"]["condensed"]["fused"] == {"recall@5": 1.0, "mrr@10": 0.5}
     assert report["cases"]["retrieval"] == 1
     assert report["intent"] == {"accuracy": 0.5, "macro_f1": _rounded(2 / 3)}
-    assert report["escalation"] == {"precision": 1.0, "recall": 1.0}
+    assert report["escalation"]["precision"] == 1.0 and report["escalation"]["recall"] == 1.0
     assert report["cases"]["intent"] == 2 and report["cases"]["escalation"] == 2

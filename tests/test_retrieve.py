@@ -283,7 +283,9 @@ async def test_band_follows_top_rerank_score(local: LocalSearch, score: float, b
 
 
 async def test_top_passages_and_shortlist_come_from_tuning(local: LocalSearch) -> None:
-    tuning = dataclasses.replace(TUNED, rerank_shortlist=3, top_passages=2)
+    tuning = dataclasses.replace(
+        TUNED, rerank_shortlist=3, top_passages=2, rerank_reserved_per_ranker=0
+    )
     reranker = FakeReranker()
     r = await run(local, "password reset link", reranker=reranker, tuning=tuning)
     assert len(reranker.calls[0][1]) == 3

@@ -221,3 +221,21 @@ async def test_results_never_include_hidden_docs_for_free_english(search: LocalS
         )
         assert not ({h.doc_id for h in hits} & NOT_FOR_FREE_EN), q
     assert set(ARTICLES) - NOT_FOR_FREE_EN == {"reset-password", "card-reader-pads"}
+
+
+async def test_alternating_filters_on_one_index_never_mix(search: LocalSearch) -> None:
+    """Masks are cached per filter: a cached enterprise mask must never serve a free query."""
+    vec = await _vec("quokkaplan audit log export password")
+    results = []
+    for filt in (FREE, ENTERPRISE, FREE, PRO, ENTERPRISE, FREE):
+        hits = (
+            await search.dense_chunks(vec, filt, 99, 999)
+            + await search.bm25_articles("quokkaplan audit password", filt, 99)
+            + await search.dense_tickets(vec, filt, 99, TUNING.ticket_min_quality)
+        )
+        results.append((filt, [h.passage_id for h in hits]))
+    free_runs = [ids for filt, ids in results if filt == FREE]
+    assert free_runs[0] == free_runs[1] == free_runs[2]
+    assert not {pid.split("#")[0] for pid in free_runs[0]} & NOT_FOR_FREE_EN
+    enterprise_runs = [ids for filt, ids in results if filt == ENTERPRISE]
+    assert "audit-log-export#1" in enterprise_runs[0] and enterprise_runs[0] == enterprise_runs[1]

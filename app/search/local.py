@@ -11,10 +11,12 @@
   chunk corpus, so a rare code weighs what it should), arg-max over that article's chunks;
   when no chunk matches a term (the hit came from the title or tags) its first chunk.
 
-The entitlement filter becomes a boolean mask computed *before* scoring and top-k: only rows it
-admits are ever scored, and BM25 hits with score ≤ 0 (no query term at all) are dropped, so the
-zero-score padding a top-k over the whole corpus would return can never surface a filtered-out
-or unrelated document.
+The entitlement filter becomes a boolean mask computed *before* top-k: only rows it admits are
+candidates for the cut (similarities are computed for the whole matrix in one product, which is
+cheaper than gathering the admitted rows first, but a masked row is never selected), and BM25
+hits with score ≤ 0 (no query term at all) are dropped, so the zero-score padding a top-k over
+the whole corpus would return can never surface a filtered-out or unrelated document. Masks are
+cached per filter on the snapshot: a deployment has a handful of distinct filters.
 
 The index is an immutable snapshot: `refresh()` builds a new one from the store and swaps it in,
 so a query never sees a half-built index. Call it after ingestion.
@@ -24,8 +26,8 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import bm25s
@@ -116,6 +118,18 @@ class _Snapshot:
     ticket_locale: npt.NDArray[np.str_]
     ticket_status: npt.NDArray[np.str_]
     ticket_quality: npt.NDArray[np.float64]  # float64: a quality of exactly 0.7 must pass ≥ 0.7
+    masks: dict[tuple[object, ...], BoolArray] = field(default_factory=dict)
+
+    def mask(self, key: tuple[object, ...], build: Callable[[], BoolArray]) -> BoolArray:
+        """The filter mask for `key`, built once per snapshot (read-only)."""
+        cached = self.masks.get(key)
+        if cached is None:
+            if len(self.masks) >= 256:  # bounded: filters come from a small closed set
+                self.masks.clear()
+            cached = build()
+            cached.setflags(write=False)
+            self.masks[key] = cached
+        return cached
 
 
 def _snapshot(
@@ -261,10 +275,14 @@ class LocalSearch:
         if not s.chunks or not s.chunk_dim:
             return []
         q = _query_vector(vector, s.chunk_dim)
-        mask = _doc_mask(filt, s.chunk_audience, s.chunk_locale, s.chunk_status) & s.chunk_usable
+        mask = s.mask(
+            ("dense_chunks", filt),
+            lambda: (
+                _doc_mask(filt, s.chunk_audience, s.chunk_locale, s.chunk_status) & s.chunk_usable
+            ),
+        )
         rows = np.flatnonzero(mask)
-        sims = np.zeros(len(s.chunks), dtype=np.float32)
-        sims[rows] = s.chunk_vecs[rows] @ q
+        sims = s.chunk_vecs @ q
         return [self._chunk_hit(r, cosine_to_score(sc)) for r, sc in _top(sims, rows, limit)]
 
     async def bm25_articles(self, text: str, filt: SearchFilter, limit: int) -> list[Hit]:
@@ -278,10 +296,16 @@ class LocalSearch:
             + t.bm25_tags_boost * s.tags_bm25.scores(query)
             + s.body_bm25.scores(query)
         )
-        mask = _doc_mask(filt, s.article_audience, s.article_locale, s.article_status)
+        mask = s.mask(
+            ("articles", filt),
+            lambda: _doc_mask(filt, s.article_audience, s.article_locale, s.article_status),
+        )
         rows = np.flatnonzero(mask & (scores > 0))
         chunk_scores = s.chunk_bm25.scores(query)
-        chunk_mask = _doc_mask(filt, s.chunk_audience, s.chunk_locale, s.chunk_status)
+        chunk_mask = s.mask(
+            ("chunks", filt),
+            lambda: _doc_mask(filt, s.chunk_audience, s.chunk_locale, s.chunk_status),
+        )
         hits: list[Hit] = []
         for row, score in _top(scores, rows, len(rows)):
             article = s.articles[row]
@@ -308,17 +332,20 @@ class LocalSearch:
         if not s.tickets or not s.ticket_dim:
             return []
         q = _query_vector(vector, s.ticket_dim)
-        mask = (
-            np.isin(s.ticket_audience, list(filt.audiences))
-            & (s.ticket_status == filt.ticket_status)
-            & (s.ticket_quality >= min_quality)
-            & s.ticket_usable
-        )
-        if filt.locale is not None:
-            mask &= s.ticket_locale == filt.locale
-        rows = np.flatnonzero(mask)
-        sims = np.zeros(len(s.tickets), dtype=np.float32)
-        sims[rows] = s.ticket_vecs[rows] @ q
+
+        def build() -> BoolArray:
+            mask = (
+                np.isin(s.ticket_audience, list(filt.audiences))
+                & (s.ticket_status == filt.ticket_status)
+                & (s.ticket_quality >= min_quality)
+                & s.ticket_usable
+            )
+            if filt.locale is not None:
+                mask &= s.ticket_locale == filt.locale
+            return np.asarray(mask, dtype=bool)
+
+        rows = np.flatnonzero(s.mask(("tickets", filt, min_quality), build))
+        sims = s.ticket_vecs @ q
         hits = []
         for row, sim in _top(sims, rows, limit):
             t = s.tickets[row]

@@ -51,17 +51,43 @@ def unranked(candidates: Sequence[FusedCandidate]) -> list[RankedPassage]:
     ]
 
 
+def select_shortlist(
+    candidates: Sequence[FusedCandidate], shortlist: int, reserved_per_ranker: int = 0
+) -> list[tuple[int, FusedCandidate]]:
+    """(fused rank, candidate) pairs to rerank: the top `shortlist` fused candidates, plus each
+    ranker's top `reserved_per_ranker` hits that fusion pushed below the cut.
+
+    With the design's weights a rank-1 ticket fuses to 0.5/61 ≈ 0.0082, below the 40th dense
+    chunk (1/100), so without reserved seats no ticket would ever reach the reranker — and a
+    symptom only a past ticket describes could never be answered. The reranker, which reads the
+    customer's own words, decides whether those extra candidates deserve a place.
+    """
+    head = [(i, c) for i, c in enumerate(candidates[:shortlist], start=1)]
+    if reserved_per_ranker <= 0:
+        return head
+    chosen = {c.passage_id for _, c in head}
+    for i, c in enumerate(candidates[shortlist:], start=shortlist + 1):
+        if c.passage_id not in chosen and any(
+            r <= reserved_per_ranker for r in c.ranks.values()
+        ):
+            head.append((i, c))
+            chosen.add(c.passage_id)
+    return head
+
+
 async def rerank_candidates(
     query: str,
     candidates: Sequence[FusedCandidate],
     reranker: Reranker,
     shortlist: int,
+    reserved_per_ranker: int = 0,
 ) -> list[RankedPassage]:
-    """Score the top `shortlist` fused candidates; best first, ties kept in fused order.
+    """Score the shortlist (see `select_shortlist`); best first, ties kept in fused order.
 
     Raises whatever the reranker raises: the caller decides the fallback.
     """
-    head = list(candidates[:shortlist])
+    selected = select_shortlist(candidates, shortlist, reserved_per_ranker)
+    head = [c for _, c in selected]
     if not head:
         return []
     texts = [passage_text(c.hit) for c in head]
@@ -73,7 +99,7 @@ async def rerank_candidates(
         raise ValueError(f"reranker {reranker.name} returned {len(scores)} scores for {len(head)}")
     ranked = [
         RankedPassage(hit=c.hit, rrf_score=c.score, rerank_score=clamp01(float(s)), fused_rank=i)
-        for i, (c, s) in enumerate(zip(head, scores, strict=True), start=1)
+        for (i, c), s in zip(selected, scores, strict=True)
     ]
     ranked.sort(key=lambda p: (-(p.rerank_score or 0.0), p.fused_rank))
     return ranked

@@ -246,7 +246,13 @@ async def _retrieve(
         return _empty(staged, latency, "no matches")
 
     ranked, latency["rerank"] = await _timed(
-        rerank_candidates(base.rerank_query, fused, reranker, tuning.rerank_shortlist)
+        rerank_candidates(
+            base.rerank_query,
+            fused,
+            reranker,
+            tuning.rerank_shortlist,
+            tuning.rerank_reserved_per_ranker,
+        )
     )
     if isinstance(ranked, BaseException):
         errors.append(f"rerank: {type(ranked).__name__}: {ranked}")

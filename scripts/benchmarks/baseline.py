@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +66,7 @@ def load_cases(path: Path = CASES, limit: int | None = None) -> list[dict[str, A
     return cases[:limit] if limit else cases
 
 
-def distinct(doc_ids: Sequence[str]) -> list[str]:
+def distinct(doc_ids: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(doc_ids))
 
 
@@ -100,13 +100,17 @@ async def _condense(case: dict[str, Any], router: Router) -> tuple[str, float]:
             prev = c.standalone_question
         history.append((turn["role"], turn["content"]))
     start = time.perf_counter()
-    c = await condense(case["message"], history, chat_model=None, router=router, prev_standalone=prev)
+    c = await condense(
+        case["message"], history, chat_model=None, router=router, prev_standalone=prev
+    )
     return c.standalone_question, time.perf_counter() - start
 
 
-async def run(repeats: int = 3, limit: int | None = None, tuning: Tuning = TUNING) -> dict[str, Any]:
+async def run(
+    repeats: int = 3, limit: int | None = None, tuning: Tuning = TUNING
+) -> dict[str, Any]:
     cases = load_cases(limit=limit)
-    settings = Settings(_env_file=None, mongodb_uri=None, embedder="local")  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, mongodb_uri=None, embedder="local")
     store = open_store(settings)
     try:
         embedder = MiniLMEmbedder(batch_size=tuning.embed_batch_size)
@@ -125,7 +129,7 @@ async def run(repeats: int = 3, limit: int | None = None, tuning: Tuning = TUNIN
             "ours_total": [], "ours_condense": [], "ours_retrieve": [], "baseline": [],
         }  # fmt: skip
         for rep in range(repeats + 1):  # pass 0 is the warm-up
-            for i, case in enumerate(cases):
+            for case in cases:
                 customer = case.get("customer") or {}
                 plan, locale = customer.get("plan"), customer.get("locale")
                 filt = filter_for_customer(plan, locale, tuning)
@@ -160,6 +164,7 @@ async def run(repeats: int = 3, limit: int | None = None, tuning: Tuning = TUNIN
                             "ours": distinct(result.ranked_doc_ids("fused_rerank"))[:10],
                             "baseline": distinct(h.doc_id for h in hits)[:10],
                             "baseline_condensed": distinct(h.doc_id for h in on_condensed)[:10],
+                            "ticket_ranker": distinct(h.doc_id for h in result.dense_tickets)[:10],
                             "condensed": condensed,
                             "confidence": result.confidence,
                         }
@@ -172,12 +177,14 @@ async def run(repeats: int = 3, limit: int | None = None, tuning: Tuning = TUNIN
     finally:
         await store.close()
 
-    articles = {a.id for a in search._snap.articles}  # noqa: SLF001 - read-only, for the split
+    articles = {a.id for a in search._snap.articles}  # read-only, for the split
 
     def quality(system: str, k: int, articles_only: bool = False) -> dict[str, Any]:
         recalls, hits_ = [], []
         for c in per_case:
-            relevant = [d for d in c["relevant"] if d in articles] if articles_only else c["relevant"]
+            relevant = (
+                [d for d in c["relevant"] if d in articles] if articles_only else c["relevant"]
+            )
             if not relevant:
                 continue
             recalls.append(recall_at(c[system], relevant, k))
@@ -193,6 +200,20 @@ async def run(repeats: int = 3, limit: int | None = None, tuning: Tuning = TUNIN
         "ours@4_articles_only": quality("ours", BASELINE_K, articles_only=True),
         "baseline@4_articles_only": quality("baseline", BASELINE_K, articles_only=True),
     }
+    # where relevant resolved tickets went: found by their own ranker, kept after fusion?
+    with_tickets = [c for c in per_case if any(d not in articles for d in c["relevant"])]
+
+    def ticket_recall(system: str, k: int) -> float:
+        return _mean(
+            [recall_at(c[system], [d for d in c["relevant"] if d not in articles], k)
+             for c in with_tickets]
+        )  # fmt: skip
+
+    tickets = {
+        "cases": len(with_tickets),
+        "ours@5": ticket_recall("ours", OURS_K),
+        "dense_tickets_ranker@5": ticket_recall("ticket_ranker", OURS_K),
+    }
     latency = {name: summary_ms(samples) for name, samples in times.items()}
     return {
         "method": (
@@ -205,6 +226,7 @@ async def run(repeats: int = 3, limit: int | None = None, tuning: Tuning = TUNIN
         "repeats": repeats,
         "seed_and_index_s": round(seeding.seconds, 1),
         "quality": quality_table,
+        "relevant_tickets": tickets,
         "latency": latency,
         "ratios": {
             "recall@4_ours/baseline": ratio(
@@ -241,6 +263,12 @@ def render(result: dict[str, Any]) -> list[str]:
     lines.append(
         f"  {result['cases']} cases with expect.relevant "
         f"({q['ours@5_articles_only']['cases']} with an article among them)"
+    )
+    t = result["relevant_tickets"]
+    lines.append(
+        f"  relevant resolved tickets ({t['cases']} cases): recall@5 of ours "
+        f"{t['ours@5']:.3f}, of the dense_tickets ranker alone {t['dense_tickets_ranker@5']:.3f} "
+        "(the baseline searches chunks only)"
     )
     lat = result["latency"]
     rows = [

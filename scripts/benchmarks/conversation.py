@@ -48,8 +48,10 @@ KINDS: tuple[TurnKind, ...] = (
         "service [1]. Check that the switch port supplies PoE and that the panel's network allows "
         "outbound HTTPS on port 443 [1][2]. If it still blinks after a restart, hold the reset "
         "button for ten seconds so the panel rejoins the network [2].",
-        (("room-panel-led-status-codes", "Room Panel LED status codes"),
-         ("room-panel-network-wifi-poe", "Room Panel network: Wi-Fi and PoE")),
+        (
+            ("room-panel-led-status-codes", "Room Panel LED status codes"),
+            ("room-panel-network-wifi-poe", "Room Panel network: Wi-Fi and PoE"),
+        ),
     ),
     TurnKind(
         "Where is my order {order}? It was supposed to arrive last week and the team is waiting.",
@@ -69,8 +71,10 @@ KINDS: tuple[TurnKind, ...] = (
         "happens after the identity provider rotated its signing certificate: upload the new "
         "certificate under Settings › Security › SSO, or re-import the metadata URL [1][2]. "
         "Users can sign in again as soon as the new certificate is saved [2].",
-        (("saml-signature-errors-auth-302", "SAML signature errors (AUTH_302)"),
-         ("sso-saml-troubleshooting", "Troubleshooting SSO and SAML")),
+        (
+            ("saml-signature-errors-auth-302", "SAML signature errors (AUTH_302)"),
+            ("sso-saml-troubleshooting", "Troubleshooting SSO and SAML"),
+        ),
     ),
     TurnKind(
         "How do I connect our Google Calendar so room bookings show up there?",
@@ -80,8 +84,10 @@ KINDS: tuple[TurnKind, ...] = (
         "Workspace [1]. Sign in with a Google admin account, grant the calendar scopes, then "
         "map each room to its resource calendar [1]. Bookings made in either place appear in "
         "both within a minute [2].",
-        (("google-calendar-integration", "Google Calendar integration"),
-         ("calendar-sync-advanced", "Advanced calendar sync")),
+        (
+            ("google-calendar-integration", "Google Calendar integration"),
+            ("calendar-sync-advanced", "Advanced calendar sync"),
+        ),
     ),
     TurnKind(
         "Can I add 15 more seats to our Pro plan before the end of the month? We're onboarding "
@@ -101,8 +107,10 @@ KINDS: tuple[TurnKind, ...] = (
         "Slide the desk tag off its mount, open the back cover with a coin and replace the two "
         "CR2450 cells, observing the + marking [1]. The tag reconnects by itself within a "
         "minute; if it shows a cross, press the button once to pair it again [1][2].",
-        (("desk-tag-battery", "Replacing Desk Tag batteries"),
-         ("desk-tag-pairing", "Pairing a Desk Tag")),
+        (
+            ("desk-tag-battery", "Replacing Desk Tag batteries"),
+            ("desk-tag-pairing", "Pairing a Desk Tag"),
+        ),
     ),
     TurnKind(
         "We need our VAT number on the invoices for our accountant, where do I add it?",
@@ -129,8 +137,10 @@ KINDS: tuple[TurnKind, ...] = (
         "printer pairing after an update [1]. Open the kiosk's admin menu, choose Printer › "
         "Re-pair and print a test badge [1]. Make sure the label roll is the 62 mm type the "
         "kiosk expects [2].",
-        (("kiosk-badge-printing", "Kiosk badge printing"),
-         ("visitor-kiosk-setup", "Setting up the Visitor Kiosk")),
+        (
+            ("kiosk-badge-printing", "Kiosk badge printing"),
+            ("visitor-kiosk-setup", "Setting up the Visitor Kiosk"),
+        ),
     ),
     TurnKind(
         "Our booking sync script keeps getting RATE_{rate} back from the API. What should we "
@@ -149,8 +159,10 @@ KINDS: tuple[TurnKind, ...] = (
         "Invite them under Settings › Users › Invite and choose the Member role, which can "
         "book and manage their own reservations but not change settings [1][2]. You can "
         "promote someone later from the same page [2].",
-        (("inviting-users", "Inviting users"),
-         ("user-roles-and-permissions", "User roles and permissions")),
+        (
+            ("inviting-users", "Inviting users"),
+            ("user-roles-and-permissions", "User roles and permissions"),
+        ),
     ),
     TurnKind(
         "Can we export last quarter's booking data to CSV for our analytics team?",
@@ -168,8 +180,10 @@ KINDS: tuple[TurnKind, ...] = (
         "A panel that stops mid-update restores its previous firmware on the next power "
         "cycle [1]. Unplug the PoE cable for ten seconds, reconnect it and wait for the "
         "green LED; the update then retries during the night [1][2].",
-        (("room-panel-firmware-update", "Updating Room Panel firmware"),
-         ("room-panel-led-status-codes", "Room Panel LED status codes")),
+        (
+            ("room-panel-firmware-update", "Updating Room Panel firmware"),
+            ("room-panel-led-status-codes", "Room Panel LED status codes"),
+        ),
     ),
     TurnKind(
         "What does the Enterprise plan add over Pro for SSO and audit logs?",
@@ -187,8 +201,10 @@ KINDS: tuple[TurnKind, ...] = (
         "Meetings booked in Outlook appear on the panel only when the room's resource mailbox "
         "accepts them automatically [1]. In Exchange admin, set the room to auto-accept and "
         "check that the Harborline service account has access to its calendar [1][2].",
-        (("microsoft-365-calendar-integration", "Microsoft 365 calendar integration"),
-         ("calendar-sync-advanced", "Advanced calendar sync")),
+        (
+            ("microsoft-365-calendar-integration", "Microsoft 365 calendar integration"),
+            ("calendar-sync-advanced", "Advanced calendar sync"),
+        ),
     ),
 )
 
@@ -203,28 +219,43 @@ PROMPT_PASSAGES: tuple[Passage, ...] = tuple(
         text=text,
     )
     for doc, title, text in (
-        ("room-panel-led-status-codes", "Room Panel LED status codes",
-         "Green: the panel is connected and the room is free. Red: the room is booked. Slowly "
-         "blinking amber: the panel has power but cannot reach the booking service; check PoE "
-         "and that outbound HTTPS (port 443) is allowed. Fast blinking amber: a firmware update "
-         "is being installed; do not unplug the panel."),
-        ("room-panel-network-wifi-poe", "Room Panel network: Wi-Fi and PoE",
-         "Room Panels are powered over Ethernet (802.3af, class 3) or by the 12 V adapter. On "
-         "Wi-Fi, the panel joins WPA2-Personal or WPA2-Enterprise networks on 2.4 or 5 GHz. "
-         "Hold the reset button for ten seconds to forget the network and start setup again."),
-        ("saml-signature-errors-auth-302", "SAML signature errors (AUTH_302)",
-         "AUTH_302 means the signature on the SAML response did not verify with the certificate "
-         "we have on file. It almost always follows a certificate rotation at the identity "
-         "provider. Upload the new signing certificate, or re-import the metadata URL so the "
-         "certificate is refreshed automatically."),
-        ("sso-saml-troubleshooting", "Troubleshooting SSO and SAML",
-         "Start with the error code on the sign-in page: AUTH_302 (signature), AUTH_304 (clock "
-         "skew), AUTH_311 (NameID mismatch), AUTH_320 (IdP-initiated login disabled). The audit "
-         "log shows each failed assertion with its reason and the user it named."),
-        ("shipping-times-and-carriers", "Shipping times and carriers",
-         "Hardware orders ship from our warehouse within two business days with UPS or DHL. "
-         "Delivery takes three to five business days in the EU and five to eight elsewhere. "
-         "The tracking number appears on the order as soon as the carrier collects it."),
+        (
+            "room-panel-led-status-codes",
+            "Room Panel LED status codes",
+            "Green: the panel is connected and the room is free. Red: the room is booked. Slowly "
+            "blinking amber: the panel has power but cannot reach the booking service; check PoE "
+            "and that outbound HTTPS (port 443) is allowed. Fast blinking amber: a firmware update "
+            "is being installed; do not unplug the panel.",
+        ),
+        (
+            "room-panel-network-wifi-poe",
+            "Room Panel network: Wi-Fi and PoE",
+            "Room Panels are powered over Ethernet (802.3af, class 3) or by the 12 V adapter. On "
+            "Wi-Fi, the panel joins WPA2-Personal or WPA2-Enterprise networks on 2.4 or 5 GHz. "
+            "Hold the reset button for ten seconds to forget the network and start setup again.",
+        ),
+        (
+            "saml-signature-errors-auth-302",
+            "SAML signature errors (AUTH_302)",
+            "AUTH_302 means the signature on the SAML response did not verify with the certificate "
+            "we have on file. It almost always follows a certificate rotation at the identity "
+            "provider. Upload the new signing certificate, or re-import the metadata URL so the "
+            "certificate is refreshed automatically.",
+        ),
+        (
+            "sso-saml-troubleshooting",
+            "Troubleshooting SSO and SAML",
+            "Start with the error code on the sign-in page: AUTH_302 (signature), AUTH_304 (clock "
+            "skew), AUTH_311 (NameID mismatch), AUTH_320 (IdP-initiated login disabled). The audit "
+            "log shows each failed assertion with its reason and the user it named.",
+        ),
+        (
+            "shipping-times-and-carriers",
+            "Shipping times and carriers",
+            "Hardware orders ship from our warehouse within two business days with UPS or DHL. "
+            "Delivery takes three to five business days in the EU and five to eight elsewhere. "
+            "The tracking number appears on the order as soon as the carrier collects it.",
+        ),
     )
 )
 
@@ -258,8 +289,15 @@ def assistant_meta(turn: int, kind: TurnKind) -> dict[str, Any]:
         for i, (doc, title) in enumerate((kind.docs * 3)[:5] if kind.docs else ())
     ]
     citations = [
-        {"n": n, "passageId": p["id"], "docId": p["docId"], "title": p["title"], "kind": "doc",
-         "breadcrumb": p["breadcrumb"], "url": f"/help/{p['docId']}"}
+        {
+            "n": n,
+            "passageId": p["id"],
+            "docId": p["docId"],
+            "title": p["title"],
+            "kind": "doc",
+            "breadcrumb": p["breadcrumb"],
+            "url": f"/help/{p['docId']}",
+        }
         for n, p in enumerate(passages[:2], start=1)
     ]
     condensed = _fill(kind.condensed, turn)
@@ -296,8 +334,13 @@ def assistant_meta(turn: int, kind: TurnKind) -> dict[str, Any]:
         "fallbackReason": None,
         "spendCapReached": False,
         "retrievalReason": None,
-        "latencyMs": {"condense": 41.3, "retrieve": 96.2, "rerank": 12.8, "generate": 3.1,
-                      "total": 152.7},
+        "latencyMs": {
+            "condense": 41.3,
+            "retrieve": 96.2,
+            "rerank": 12.8,
+            "generate": 3.1,
+            "total": 152.7,
+        },
         "tokens": {"input": 0, "output": 0, "cacheRead": 0},
     }
 
@@ -343,7 +386,9 @@ class ConversationSim:
 
     def user_message(self, turn: int) -> Message:
         """The customer's message of `turn` as stored (seq allocated as the engine does)."""
-        return self._message(self.conversation.last_seq + 1, "user", _fill(kind_of(turn).user, turn), {})
+        return self._message(
+            self.conversation.last_seq + 1, "user", _fill(kind_of(turn).user, turn), {}
+        )
 
     def advance(self) -> TurnWrites:
         """Store the next turn (user message, reply), then update counters, facts, summary."""

@@ -76,7 +76,6 @@ def prompts_at(turn: int, tuning: Tuning = TUNING) -> dict[str, Any]:
 def run(turns: Sequence[int] = (8, 60), tuning: Tuning = TUNING) -> dict[str, Any]:
     early, late = turns
     a, b = prompts_at(early, tuning), prompts_at(late, tuning)
-    key = lambda t: f"turn_{t}"  # noqa: E731
     return {
         "method": (
             "synthetic 15-kind support conversation; prompts from app.turn.prompt.build_prompt "
@@ -84,8 +83,8 @@ def run(turns: Sequence[int] = (8, 60), tuning: Tuning = TUNING) -> dict[str, An
             "every earlier message verbatim; tokens ≈ chars/4"
         ),
         "memory_budget_chars": tuning.memory_budget_chars,
-        key(early): a,
-        key(late): b,
+        f"turn_{early}": a,
+        f"turn_{late}": b,
         "ratios": {
             f"ours_{late}/{early}": ratio(b["ours"]["prompt_chars"], a["ours"]["prompt_chars"]),
             f"raw_{late}/{early}": ratio(b["raw"]["prompt_chars"], a["raw"]["prompt_chars"]),
@@ -122,9 +121,7 @@ def render(result: dict[str, Any]) -> list[str]:
                     s["prompt_tokens_approx"],
                 ]
             )
-    lines += table(
-        ["prompt", "earlier msgs", "context chars", "prompt chars", "~tokens"], rows
-    )
+    lines += table(["prompt", "earlier msgs", "context chars", "prompt chars", "~tokens"], rows)
     for t in turns:
         o = result[t]["ours"]
         lines.append(

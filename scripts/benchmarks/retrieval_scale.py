@@ -4,8 +4,9 @@ For each size: build `LocalSearch` from records (timed), then for every query ti
 on its own (`dense_chunks`, `bm25_articles`, `dense_tickets`, with the production limits from
 tuning) and the whole `retrieve()` (rankers + fusion + offline rerank + banding) with a
 precomputed embedder, so no model runs and only search is measured. A pro customer in English
-asks every query. Queries are interleaved (query 1: every stage, query 2: every stage, …) so a
-burst of background load hits all stages alike.
+asks every query. All sizes are built first and then queried round robin (query i at 1k, at
+10k, at 100k, then query i+1 …; every stage for each), so a burst of background load on a
+shared machine hits every size and stage alike and the growth ratios stay comparable.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 from app.providers.rerank.offline import OfflineReranker
@@ -36,85 +38,79 @@ STAGES = ("dense_chunks", "bm25_articles", "dense_tickets", "retrieve")
 WARMUP_QUERIES = 3
 
 
-async def _time(fn: Callable[[], Awaitable[Any]]) -> float:
-    start = time.perf_counter()
-    await fn()
-    return time.perf_counter() - start
+class SizeBench:
+    """One corpus size: its index, its queries, and the samples taken so far."""
 
+    def __init__(self, n_chunks: int, n_queries: int, tuning: Tuning) -> None:
+        self.tuning = tuning
+        self.n_queries = n_queries
+        with Stopwatch() as gen:
+            corpus = make_corpus(n_chunks, n_queries + WARMUP_QUERIES)
+        progress(f"{n_chunks:,} chunks generated in {gen.seconds:.1f}s; building LocalSearch")
+        gc.collect()
+        with Stopwatch() as build:
+            self.search = LocalSearch(corpus.articles, corpus.chunks, corpus.tickets, tuning=tuning)
+        progress(f"built in {build.seconds:.1f}s")
+        self.generate_s, self.build_s = gen.seconds, build.seconds
+        self.queries = corpus.queries
+        self.embedder = PrecomputedEmbedder({q.text: q.vector for q in corpus.queries})
+        self.reranker = OfflineReranker(self.embedder)
+        self.filt = filter_for_customer("pro", "en", tuning)
+        self.samples: dict[str, list[float]] = {stage: [] for stage in STAGES}
+        self.hits: dict[str, list[int]] = {stage: [] for stage in STAGES}
+        self.bands: dict[str, int] = {}
+        self.inside: dict[str, list[float]] = {}  # retrieve()'s own per-stage latency_ms
 
-async def measure_size(n_chunks: int, n_queries: int, tuning: Tuning = TUNING) -> dict[str, Any]:
-    with Stopwatch() as gen:
-        corpus = make_corpus(n_chunks, n_queries + WARMUP_QUERIES)
-    progress(f"{n_chunks:,} chunks generated in {gen.seconds:.1f}s; building LocalSearch")
-    gc.collect()
-    with Stopwatch() as build:
-        search = LocalSearch(corpus.articles, corpus.chunks, corpus.tickets, tuning=tuning)
-    progress(f"built in {build.seconds:.1f}s; {n_queries} queries")
-    embedder = PrecomputedEmbedder({q.text: q.vector for q in corpus.queries})
-    reranker = OfflineReranker(embedder)
-    filt = filter_for_customer("pro", "en", tuning)
-    samples: dict[str, list[float]] = {stage: [] for stage in STAGES}
-    hits: dict[str, list[int]] = {stage: [] for stage in STAGES}
-    bands: dict[str, int] = {}
+    async def query(self, i: int) -> None:
+        """Time every stage for query `i` (the first WARMUP_QUERIES are not recorded)."""
+        q, t, search = self.queries[i], self.tuning, self.search
+        t0 = time.perf_counter()
+        dense = await search.dense_chunks(
+            q.vector, self.filt, t.vector_limit, t.vector_num_candidates
+        )
+        t1 = time.perf_counter()
+        bm25 = await search.bm25_articles(q.text, self.filt, t.keyword_limit)
+        t2 = time.perf_counter()
+        tickets = await search.dense_tickets(
+            q.vector, self.filt, t.ticket_limit, t.ticket_min_quality
+        )
+        t3 = time.perf_counter()
+        result = await retrieve(
+            q.text, q.text, "pro", "en",
+            backend=search, embedder=self.embedder, reranker=self.reranker, tuning=t,
+        )  # fmt: skip
+        t4 = time.perf_counter()
+        if i < WARMUP_QUERIES:
+            return
+        for stage, seconds in zip(STAGES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            self.samples[stage].append(seconds)
+        self.hits["dense_chunks"].append(len(dense))
+        self.hits["bm25_articles"].append(len(bm25))
+        self.hits["dense_tickets"].append(len(tickets))
+        self.hits["retrieve"].append(len(result.passages))
+        self.bands[result.confidence] = self.bands.get(result.confidence, 0) + 1
+        for stage, ms in result.latency_ms.items():
+            self.inside.setdefault(stage, []).append(ms / 1000.0)
 
-    for i, q in enumerate(corpus.queries):
-        warm = i < WARMUP_QUERIES
-        dense: list[Any] = []
-        bm25: list[Any] = []
-        tickets: list[Any] = []
-        result: Any = None
-
-        async def run_dense(q: Any = q) -> None:
-            dense[:] = await search.dense_chunks(
-                q.vector, filt, tuning.vector_limit, tuning.vector_num_candidates
-            )
-
-        async def run_bm25(q: Any = q) -> None:
-            bm25[:] = await search.bm25_articles(q.text, filt, tuning.keyword_limit)
-
-        async def run_tickets(q: Any = q) -> None:
-            tickets[:] = await search.dense_tickets(
-                q.vector, filt, tuning.ticket_limit, tuning.ticket_min_quality
-            )
-
-        async def run_retrieve(q: Any = q) -> None:
-            nonlocal result
-            result = await retrieve(
-                q.text, q.text, "pro", "en",
-                backend=search, embedder=embedder, reranker=reranker, tuning=tuning,
-            )  # fmt: skip
-
-        timings = {
-            "dense_chunks": await _time(run_dense),
-            "bm25_articles": await _time(run_bm25),
-            "dense_tickets": await _time(run_tickets),
-            "retrieve": await _time(run_retrieve),
+    def report(self) -> dict[str, Any]:
+        counts = self.search.counts
+        return {
+            "chunks": counts["chunks"],
+            "articles": counts["articles"],
+            "tickets": counts["tickets"],
+            "queries": self.n_queries,
+            "generate_s": round(self.generate_s, 3),
+            "build_s": round(self.build_s, 3),
+            "latency": {stage: summary_ms(self.samples[stage]) for stage in STAGES},
+            "retrieve_stages_p50_ms": {
+                stage: summary_ms(v)["p50_ms"] for stage, v in self.inside.items()
+            },
+            "mean_hits": {
+                stage: round(sum(v) / len(v), 2) if v else 0.0 for stage, v in self.hits.items()
+            },
+            "retrieve_confidence": self.bands,
+            "embedder_misses": self.embedder.misses,
         }
-        if warm:
-            continue
-        for stage, seconds in timings.items():
-            samples[stage].append(seconds)
-        hits["dense_chunks"].append(len(dense))
-        hits["bm25_articles"].append(len(bm25))
-        hits["dense_tickets"].append(len(tickets))
-        hits["retrieve"].append(len(result.passages))
-        bands[result.confidence] = bands.get(result.confidence, 0) + 1
-
-    counts = search.counts
-    return {
-        "chunks": counts["chunks"],
-        "articles": counts["articles"],
-        "tickets": counts["tickets"],
-        "queries": n_queries,
-        "generate_s": round(gen.seconds, 3),
-        "build_s": round(build.seconds, 3),
-        "latency": {stage: summary_ms(samples[stage]) for stage in STAGES},
-        "mean_hits": {
-            stage: round(sum(v) / len(v), 2) if v else 0.0 for stage, v in hits.items()
-        },
-        "retrieve_confidence": bands,
-        "embedder_misses": embedder.misses,
-    }
 
 
 def growth(small: dict[str, Any], large: dict[str, Any]) -> dict[str, Any]:
@@ -135,21 +131,27 @@ def _label(n: int) -> str:
     return f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else str(n)
 
 
-async def run(sizes: Sequence[int], queries: Sequence[int]) -> dict[str, Any]:
-    results: dict[str, Any] = {}
-    for n, q in zip(sizes, queries, strict=True):
-        results[_label(n)] = await measure_size(n, q)
-        gc.collect()
+async def run(
+    sizes: Sequence[int], queries: Sequence[int], tuning: Tuning = TUNING
+) -> dict[str, Any]:
+    benches = {_label(n): SizeBench(n, q, tuning) for n, q in zip(sizes, queries, strict=True)}
+    gc.collect()
+    rounds = max(queries) + WARMUP_QUERIES
+    progress(f"querying all sizes in turn, up to {max(queries)} queries each")
+    for i in range(rounds):  # round robin: a burst of background load hits every size alike
+        for bench in benches.values():
+            if i < bench.n_queries + WARMUP_QUERIES:
+                await bench.query(i)
+    results = {label: bench.report() for label, bench in benches.items()}
     labels = list(results)
-    growths = {
-        f"{b}/{a}": growth(results[a], results[b]) for a, b in zip(labels, labels[1:], strict=False)
-    }
+    growths = {f"{b}/{a}": growth(results[a], results[b]) for a, b in pairwise(labels)}
     return {
         "method": (
             "LocalSearch built from synthetic records (Zipf vocabulary texts, random unit "
             "384-d vectors, 8 chunks/article, 1 ticket per 8 chunks); pro/en filter; tuning "
             "limits; retrieve() with a precomputed embedder and the offline reranker; one "
-            "process, stages interleaved per query"
+            "process; all indexes built first, then queried round robin (size by size, stage "
+            "by stage) so background load hits every size and stage alike"
         ),
         "sizes": results,
         "growth": growths,
@@ -178,7 +180,7 @@ def render(result: dict[str, Any]) -> list[str]:
             "tickets",
             "queries",
             "build s",
-            "dense_chunks ms p50/p95",
+            "dense_chunks",
             "bm25_articles",
             "dense_tickets",
             "retrieve()",
@@ -186,6 +188,24 @@ def render(result: dict[str, Any]) -> list[str]:
         rows,
         digits=2,
     )
+    lines.append("  latency columns: p50 / p95 in ms, one pro/en query at a time")
+    for label, r in result["sizes"].items():
+        st = r["retrieve_stages_p50_ms"]
+        lines.append(
+            f"  inside retrieve() at {label}, p50 ms: "
+            + ", ".join(
+                f"{k} {st[k]:.1f}"
+                for k in (
+                    "embed",
+                    "dense_chunks",
+                    "bm25_articles",
+                    "dense_tickets",
+                    "fuse",
+                    "rerank",
+                )
+                if k in st
+            )
+        )
     for name, g in result["growth"].items():
         parts = [f"{s} p50 {fmt_ratio(g[s]['p50'])} p95 {fmt_ratio(g[s]['p95'])}" for s in STAGES]
         lines.append(

@@ -1,16 +1,22 @@
 """Serve the real app for the load benchmark: `python -m scripts.benchmarks.serve`.
 
 Default settings (embedded store seeded on start, local MiniLM embedder, offline reranker and
-chat model) with the two rate limits lifted, on 127.0.0.1 and a port the OS picks. The port is
-printed as the first line of stdout (`PORT <n>`) so the parent never races for a free port.
-Access logs are off and the app logs at WARNING: the benchmark measures turns, not logging.
+chat model) with three changes, all for measuring turns rather than side effects:
+
+- the two rate limits are lifted (every client comes from 127.0.0.1 and sends fast);
+- the disk cache of document embeddings is off: the load test repeats a fixed list of
+  questions, and the cache would turn the semantic router's embedding of a repeated message
+  into a lookup that real, varied traffic would not get (start-up therefore embeds the corpus);
+- access logs are off and the app logs at WARNING.
+
+It listens on 127.0.0.1 on a port the OS picks, printed as the first line of stdout
+(`PORT <n>`), so the parent never races for a free port.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import socket
-import sys
 
 import uvicorn
 
@@ -23,12 +29,13 @@ UNLIMITED = 10**6
 
 def main() -> None:
     settings = Settings(
-        _env_file=None,  # type: ignore[call-arg]
+        _env_file=None,
         mongodb_uri=None,
         embedder="local",
         reranker="offline",
         llm="offline",
         log_level="WARNING",
+        embedding_cache_dir=None,
     )
     tuning = dataclasses.replace(
         TUNING,
@@ -45,4 +52,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

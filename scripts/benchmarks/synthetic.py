@@ -15,6 +15,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -26,7 +27,7 @@ CHUNKS_PER_ARTICLE = 8
 CHUNKS_PER_TICKET = 8
 _EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
 
-DOMAIN_WORDS = (
+DOMAIN_WORDS = (  # noqa: SIM905 - a word list reads better as prose
     "room panel desk tag visitor kiosk booking calendar sync google microsoft outlook teams "
     "slack okta entra saml sso scim login password reset invite user admin owner role seat plan "
     "invoice vat payment card refund order shipping carrier tracking firmware update battery led "
@@ -76,7 +77,9 @@ def _pseudo_words(rng: np.random.Generator, n: int) -> list[str]:
     return list(out)
 
 
-def vocabulary(rng: np.random.Generator, size: int = 20_000) -> tuple[list[str], npt.NDArray[np.float64]]:
+def vocabulary(
+    rng: np.random.Generator, size: int = 20_000
+) -> tuple[list[str], npt.NDArray[np.float64]]:
     """Words and their Zipf sampling weights (domain words most frequent, codes mid, rest tail)."""
     words = list(DOMAIN_WORDS) + list(ERROR_CODES)
     words += _pseudo_words(rng, max(size - len(words), 0))
@@ -93,7 +96,7 @@ def unit_rows(rng: np.random.Generator, n: int, dim: int = DIM) -> npt.NDArray[n
 
 def near(rng: np.random.Generator, v: npt.NDArray[np.float32], cosine: float = 0.8) -> list[float]:
     """A unit vector at about `cosine` from unit vector `v`."""
-    noise = rng.standard_normal(v.shape[0]).astype(np.float32)
+    noise = rng.standard_normal(int(v.shape[0]), dtype=np.float32)
     noise -= noise.dot(v) * v
     noise /= np.linalg.norm(noise)
     out = cosine * v + float(np.sqrt(1.0 - cosine**2)) * noise
@@ -101,7 +104,10 @@ def near(rng: np.random.Generator, v: npt.NDArray[np.float32], cosine: float = 0
 
 
 def _texts(
-    rng: np.random.Generator, words: Sequence[str], p: npt.NDArray[np.float64], lengths: Sequence[int]
+    rng: np.random.Generator,
+    words: Sequence[str],
+    p: npt.NDArray[np.float64],
+    lengths: Sequence[int],
 ) -> list[str]:
     picks = rng.choice(len(words), size=int(sum(lengths)), p=p)
     out, at = [], 0
@@ -137,7 +143,7 @@ def make_corpus(n_chunks: int, n_queries: int, seed: int = 7) -> Corpus:
             rows = range(a * CHUNKS_PER_ARTICLE, n_chunks)
         title = titles[a].capitalize()
         tag_list = tags[a].split()
-        common = {
+        common: dict[str, Any] = {
             "audience": str(audience[a]),
             "locale": str(locale[a]),
             "status": str(status[a]),
@@ -145,26 +151,30 @@ def make_corpus(n_chunks: int, n_queries: int, seed: int = 7) -> Corpus:
             "tags": tag_list,
         }
         articles.append(
-            Article(
-                id=slug,
-                slug=slug,
-                title=title,
-                body="\n\n".join(texts[r] for r in rows),
-                updated_at=_EPOCH,
-                **common,
+            Article.model_validate(
+                {
+                    "id": slug,
+                    "slug": slug,
+                    "title": title,
+                    "body": "\n\n".join(texts[r] for r in rows),
+                    "updated_at": _EPOCH,
+                    **common,
+                }
             )
         )
         for i, r in enumerate(rows):
             chunks.append(
-                Chunk(
-                    id=f"{slug}#{i}",
-                    article_id=slug,
-                    chunk_index=i,
-                    text=texts[r],
-                    breadcrumb=f"{title} › Section {i + 1}",
-                    embedding=vectors[r].tolist(),
-                    title=title,
-                    **common,
+                Chunk.model_validate(
+                    {
+                        "id": f"{slug}#{i}",
+                        "article_id": slug,
+                        "chunk_index": i,
+                        "text": texts[r],
+                        "breadcrumb": f"{title} › Section {i + 1}",
+                        "embedding": vectors[r].tolist(),
+                        "title": title,
+                        **common,
+                    }
                 )
             )
 
@@ -174,18 +184,20 @@ def make_corpus(n_chunks: int, n_queries: int, seed: int = 7) -> Corpus:
     t_quality = rng.uniform(0.4, 1.0, size=n_tickets)
     t_age = rng.uniform(0, 720, size=n_tickets)
     tickets = [
-        Ticket(
-            id=f"TCK-{t:07d}",
-            subject=t_texts[3 * t],
-            symptom=t_texts[3 * t + 1],
-            resolution=t_texts[3 * t + 2],
-            product="workspace",
-            audience=str(rng.choice(["all", "pro"], p=[0.8, 0.2])),
-            locale="en",
-            status=str(t_status[t]),
-            quality=float(t_quality[t]),
-            resolved_at=_EPOCH - timedelta(days=float(t_age[t])),
-            embedding=t_vectors[t].tolist(),
+        Ticket.model_validate(
+            {
+                "id": f"TCK-{t:07d}",
+                "subject": t_texts[3 * t],
+                "symptom": t_texts[3 * t + 1],
+                "resolution": t_texts[3 * t + 2],
+                "product": "workspace",
+                "audience": str(rng.choice(["all", "pro"], p=[0.8, 0.2])),
+                "locale": "en",
+                "status": str(t_status[t]),
+                "quality": float(t_quality[t]),
+                "resolved_at": _EPOCH - timedelta(days=float(t_age[t])),
+                "embedding": t_vectors[t].tolist(),
+            }
         )
         for t in range(n_tickets)
     ]

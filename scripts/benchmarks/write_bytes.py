@@ -73,8 +73,11 @@ def ours_turn(sim: ConversationSim, w: TurnWrites) -> list[dict[str, Any]]:
     ops.append(_op("insert messages (reply)", size(w.reply.to_doc()), size(w.reply.to_doc())))
     record = {
         "$inc": {"turnCount": 1},
-        "$set": {"failedTurns": 0, "lastIntent": kind_of(w.number).intent,
-                 "updatedAt": w.reply.created_at},
+        "$set": {
+            "failedTurns": 0,
+            "lastIntent": kind_of(w.number).intent,
+            "updatedAt": w.reply.created_at,
+        },
     }
     ops.append(_op("update conversations (record_turn)", size(cid) + size(record), size(conv)))
     if w.new_facts:
@@ -83,9 +86,7 @@ def ours_turn(sim: ConversationSim, w: TurnWrites) -> list[dict[str, Any]]:
     return ops
 
 
-def array_turn(
-    sim: ConversationSim, w: TurnWrites, layout: ArrayLayout
-) -> list[dict[str, Any]]:
+def array_turn(sim: ConversationSim, w: TurnWrites, layout: ArrayLayout) -> list[dict[str, Any]]:
     conv = sim.conversation.to_doc()
     cid = {"_id": conv["_id"]}
     user, reply = _embedded(w.user), _embedded(w.reply)
@@ -103,8 +104,11 @@ def array_turn(
     }
     if w.new_facts:
         second_set["facts"] = conv["facts"]
-    second = {"$push": {"messages": reply}, "$inc": {"lastSeq": 1, "turnCount": 1},
-              "$set": second_set}
+    second = {
+        "$push": {"messages": reply},
+        "$inc": {"lastSeq": 1, "turnCount": 1},
+        "$set": second_set,
+    }
     layout.messages.append(reply)
     after_second = size(layout.document(conv))
     return [

@@ -31,9 +31,12 @@ Contract keys (other tools parse them; a metric over no cases is null, never 0):
   the turn runs; `retrieve` is its end-to-end time), `condense`/`generate`/`total` from the turn.
 - `cases`: how many cases each metric counted.
 
-Extra keys (not part of the contract): `run` (corpus, files, timings, thresholds) and
+Extra keys (not part of the contract): `run` (corpus, files, timings, thresholds),
 `calibration` (the confidence metrics re-computed for a grid of thresholds over the same
-top scores, so a calibration needs one run).
+top scores, so a calibration needs one run), `retrieval_by_tag` (condensed-form retrieval
+metrics per case tag), `rewrite.baseline_mean_cosine` (the message as written against the
+human rewrite), `escalation.by_reason` (escalated turns by signal, expected or not),
+`entitlement.examples` and `citations.total`.
 """
 
 from __future__ import annotations
@@ -82,6 +85,22 @@ def retrieval_metrics(observations: Sequence[Observation]) -> tuple[dict[str, An
                 "mrr@10": _r(mean(reciprocal_rank(r, g, 10) for r, g in ranked)),
             }
     return out, len(labelled)
+
+
+def retrieval_by_tag(observations: Sequence[Observation]) -> dict[str, Any]:
+    """Condensed-form retrieval metrics per case tag (ablations such as error codes)."""
+    labelled = [o for o in observations if o.case.relevant and o.ranked]
+    out: dict[str, Any] = {}
+    for tag in sorted({t for o in labelled for t in o.case.tags}):
+        tagged = [o for o in labelled if tag in o.case.tags]
+        out[tag] = {"cases": len(tagged)}
+        for stage in RANKED_STAGES:
+            ranked = [(o.ranked["condensed"][stage], o.case.relevant or ()) for o in tagged]
+            out[tag][stage] = {
+                "recall@5": _r(mean(recall_at_k(r, g, 5) for r, g in ranked)),
+                "mrr@10": _r(mean(reciprocal_rank(r, g, 10) for r, g in ranked)),
+            }
+    return out
 
 
 def _answerable(o: Observation) -> bool:
@@ -155,12 +174,21 @@ def classification_metrics(observations: Sequence[Observation]) -> dict[str, Any
     precision, recall = precision_recall(
         [bool(o.escalated) for o in with_escalate], [bool(o.case.escalate) for o in with_escalate]
     )
+    reasons = Counter(
+        f"{o.escalation_reason or 'none'}→{'expected' if o.case.escalate else 'unexpected'}"
+        for o in with_escalate
+        if o.escalated
+    )
     return {
         "intent": {
             "accuracy": _r(accuracy(predicted, gold)),
             "macro_f1": _r(macro_f1(predicted, gold)),
         },
-        "escalation": {"precision": _r(precision), "recall": _r(recall)},
+        "escalation": {
+            "precision": _r(precision),
+            "recall": _r(recall),
+            "by_reason": dict(sorted(reasons.items())),
+        },
         "_cases": {"intent": len(with_intent), "escalation": len(with_escalate)},
     }
 
@@ -219,6 +247,7 @@ def build_report(
         },
         "run": dict(run or {}),
         "calibration": calibration_sweep(observations),
+        "retrieval_by_tag": retrieval_by_tag(observations),
     }
 
 
@@ -261,7 +290,8 @@ def render(report: Mapping[str, Any]) -> str:
             f"embedder {run.get('embedder')}"
         )
         out.append(
-            f"ingest {run.get('ingest_seconds')}s (cpu {run.get('ingest_cpu_seconds')}s), "
+            f"ingest {run.get('ingest_seconds')}s (cpu {run.get('ingest_cpu_seconds')}s, "
+            f"embedding cache {run.get('embedding_cache')}), "
             f"cases {run.get('cases_seconds')}s (cpu {run.get('cases_cpu_seconds')}s), "
             f"total {run.get('total_seconds')}s"
         )
@@ -323,6 +353,11 @@ def render(report: Mapping[str, Any]) -> str:
             ],
         )
     )
+    by_reason = report["escalation"].get("by_reason")
+    if by_reason:
+        out.append(
+            "  escalated turns by signal: " + ", ".join(f"{k} {v}" for k, v in by_reason.items())
+        )
     for leak in report["entitlement"]["examples"]:
         out.append(f"  LEAK {leak}")
     out.append("\nLatency (ms)")

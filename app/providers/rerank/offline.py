@@ -19,9 +19,9 @@ score is a logistic blend of four features of (original question q, passage p = 
     score = sigmoid( a·(sem − s0) + b·(cov − c0) + c·title + d·code_hit − e·code_miss )
 
 With no content terms (e.g. "hello?") only `sem` speaks. Weights are set so that a passage the
-bi-encoder finds moderately similar (sem ≈ s0) covering half the question sits at 0.5, between
-the default weak (0.45) and strong (0.6) bands; see `OfflineWeights` for the values and the
-calibration note. `sem` reuses the passage's stored embedding when the search backend supplies
+bi-encoder finds moderately similar (sem ≈ s0) covering half the question sits at 0.5, inside
+the weak band; see `OfflineWeights` for the values (the band thresholds themselves live in
+tuning.py). `sem` reuses the passage's stored embedding when the search backend supplies
 it (LocalSearch does); otherwise passages are embedded here and cached (LRU), since the same
 chunks recur across turns.
 """

@@ -1,0 +1,1 @@
+"""The sections of `make bench` (see `scripts/bench.py`), one module each, plus shared helpers."""

@@ -1,0 +1,88 @@
+"""`make bench` in miniature: the model-free sections run and write a well-formed report.
+
+Structure only — keys present, counts and sizes positive. No timing is asserted: a benchmark's
+numbers are for reading, and a loaded CI machine must not fail the suite.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scripts import bench
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
+    argv = ["--quick", "--sections", "1,3,4", "--sizes", "240,480", "--queries", "4",
+            "--out", str(out)]  # fmt: skip
+    assert bench.main(argv) == 0
+    data: dict[str, Any] = json.loads(Path(out).read_text(encoding="utf-8"))
+    return data
+
+
+def test_report_has_meta_and_only_the_requested_sections(report: dict[str, Any]) -> None:
+    meta = report["meta"]
+    assert meta["quick"] is True
+    assert meta["command"].startswith("python -m scripts.bench --quick")
+    assert {"date", "python", "cpus", "wall_s"} <= set(meta)
+    assert set(report["sections"]) == {"retrieval_scale", "prompt_size", "write_bytes"}
+
+
+def test_retrieval_scale_reports_every_stage_at_every_size(report: dict[str, Any]) -> None:
+    section = report["sections"]["retrieval_scale"]
+    assert list(section["sizes"]) == ["240", "480"]
+    for size in section["sizes"].values():
+        assert _positive(size["chunks"]) and _positive(size["build_s"])
+        assert size["queries"] == 4
+        for stage in ("dense_chunks", "bm25_articles", "dense_tickets", "retrieve"):
+            latency = size["latency"][stage]
+            assert latency["n"] == 4
+            assert _positive(latency["p50_ms"]) and _positive(latency["p95_ms"])
+            assert latency["p95_ms"] >= latency["p50_ms"]
+        assert size["mean_hits"]["dense_chunks"] > 0, "queries must find something"
+        assert size["mean_hits"]["retrieve"] > 0
+        assert size["embedder_misses"] == 0, "retrieve() must use the precomputed vectors"
+    growth = section["growth"]["480/240"]
+    assert growth["chunks"] == 2.0
+    for stage in ("dense_chunks", "bm25_articles", "dense_tickets", "retrieve"):
+        assert _positive(growth[stage]["p50"]) and _positive(growth[stage]["p95"])
+
+
+def test_prompt_size_compares_both_layouts_at_both_turns(report: dict[str, Any]) -> None:
+    section = report["sections"]["prompt_size"]
+    for turn in ("turn_8", "turn_60"):
+        for layout in ("ours", "raw"):
+            sizes = section[turn][layout]
+            assert _positive(sizes["prompt_chars"]) and _positive(sizes["prompt_tokens_approx"])
+            assert _positive(sizes["context_chars"])
+    assert section["turn_60"]["prior_messages"] == 118
+    assert section["turn_60"]["ours"]["facts"] > 0, "identifiers must reach the prompt as facts"
+    for name in ("ours_60/8", "raw_60/8", "raw/ours_at_60"):
+        assert _positive(section["ratios"][name])
+
+
+def test_write_bytes_reports_wire_and_rewritten_bytes(report: dict[str, Any]) -> None:
+    section = report["sections"]["write_bytes"]
+    for turn in ("turn_5", "turn_200"):
+        for layout in ("ours", "array"):
+            totals = section[turn][layout]
+            assert _positive(totals["wire_bytes"]) and _positive(totals["stored_bytes"])
+            assert totals["operations"] == len(totals["detail"]) > 0
+    assert _positive(section["array_document_growth_bytes_per_turn"])
+    assert _positive(section["array_turns_until_16MiB_extrapolated"])
+    for value in section["ratios"].values():
+        assert _positive(value)
+
+
+def test_cli_rejects_unknown_sections() -> None:
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--sections", "9"])
