@@ -1,4 +1,6 @@
 # Concierge. `make run` and `make test` build the virtualenv themselves when it is missing or stale.
+# OPENBLAS_NUM_THREADS=1: numpy's small matrix products are slower with BLAS threads fighting
+# torch for two cores (measured by `make bench`: up to 20x swings under load).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -17,7 +19,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 venv: $(STAMP)
 
 run: $(STAMP)
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT)
+	OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT)
 
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest
@@ -47,7 +49,7 @@ eval: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.eval $(ARGS)
 
 bench: $(STAMP)
-	HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.bench $(ARGS)
+	OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.bench $(ARGS)
 
 fuzz: $(STAMP)
 	HF_HUB_OFFLINE=1 FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-150} $(BIN)/python -m pytest tests/test_fuzz.py -p no:cacheprovider

@@ -493,7 +493,8 @@ async def _summarize(services: Services, conversation_id: str) -> None:
     conv = await store.conversations.get(conversation_id)
     if conv is None:
         return
-    messages = await store.messages.after(conv.id, conv.summarized_through_seq)
+    unsummarized = await store.messages.after(conv.id, conv.summarized_through_seq)
+    messages = memory.to_summarize(unsummarized, services.tuning)
     if not messages:
         return
     model = services.fallback_model if services.settings.llm == "offline" else services.chat_model

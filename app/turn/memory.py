@@ -344,6 +344,16 @@ SUMMARY_SYSTEM = (
 )
 
 
+def to_summarize(
+    unsummarized: Sequence[TranscriptMessage], tuning: Tuning = TUNING
+) -> list[TranscriptMessage]:
+    """The messages the summary should absorb now: everything not yet summarised except the last
+    `tuning.verbatim_turns` turns, which the prompt carries word for word anyway (summarising
+    them too would say the same thing twice)."""
+    keep = last_turns(unsummarized, tuning.verbatim_turns)
+    return list(unsummarized[: len(unsummarized) - len(keep)])
+
+
 def should_summarize(turn_count: int, tuning: Tuning = TUNING) -> bool:
     """True at turns 6, 12, 18, … (with the default cadence)."""
     every = tuning.summarize_every_turns

@@ -413,11 +413,13 @@ class ConversationSim:
         )
         if memory.should_summarize(turn, self.tuning):
             unsummarised = [m for m in self.messages if m.seq > conv.summarized_through_seq]
-            conv = conv.model_copy(
-                update={
-                    "summary": memory.extractive_summary(unsummarised, conv.summary, self.tuning),
-                    "summarized_through_seq": reply.seq,
-                }
-            )
+            folded = memory.to_summarize(unsummarised, self.tuning)  # as engine._summarize does
+            if folded:
+                conv = conv.model_copy(
+                    update={
+                        "summary": memory.extractive_summary(folded, conv.summary, self.tuning),
+                        "summarized_through_seq": folded[-1].seq,
+                    }
+                )
         self.conversation = conv
         return TurnWrites(turn, user, reply, bool(extracted))
