@@ -266,8 +266,11 @@ def test_rate_limit_per_session(api: Api) -> None:
 def test_cors_lets_a_host_site_embed_the_widget(api: Api) -> None:
     r = api.client.options(
         "/v1/sessions",
-        headers={"Origin": "https://shop.example.com", "Access-Control-Request-Method": "POST",
-                 "Access-Control-Request-Headers": "authorization,content-type"},
+        headers={
+            "Origin": "https://shop.example.com",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization,content-type",
+        },
     )
     assert r.status_code == 200
     assert r.headers["access-control-allow-origin"] in ("*", "https://shop.example.com")

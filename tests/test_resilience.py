@@ -158,13 +158,16 @@ def test_spend_cap_falls_back_offline_and_metrics_say_so(api: Api, swap: Any) ->
     model = ScriptedChatModel([], name="anthropic:capped")  # any call would fail the test
     swap("chat_model", model)
     api.run(api.services.store.spend.add, TUNING.daily_spend_cap_usd + 1, 10, 10)
-    h = api.session("cus_castellan")
-    conv = api.conversation(h)
-    out = api.send(h, conv, "How do I reset my password?")
-    assert model.calls == 0
-    assert out["reply"]["meta"]["spendCapReached"] is True
-    spend = api.client.get("/v1/admin/metrics", headers=ADMIN).json()["spend"]
-    assert spend["capReached"] is True and spend["fallbackTurnsToday"] >= 1
+    try:
+        h = api.session("cus_castellan")
+        conv = api.conversation(h)
+        out = api.send(h, conv, "How do I reset my password?")
+        assert model.calls == 0
+        assert out["reply"]["meta"]["spendCapReached"] is True
+        spend = api.client.get("/v1/admin/metrics", headers=ADMIN).json()["spend"]
+        assert spend["capReached"] is True and spend["fallbackTurnsToday"] >= 1
+    finally:
+        api.run(api.services.store.db["spend"].delete_many, {})
 
 
 def test_off_topic_requests_get_a_short_refusal(api: Api, swap: Any) -> None:
@@ -352,3 +355,25 @@ def test_sse_error_event_when_the_turn_fails(api: Api, swap: Any) -> None:
     events = parse_sse(r.text)
     assert events[-1][0] in ("done", "error")
     assert_consistent(api, conv)
+
+
+def test_twenty_turns_with_the_model_failing_every_call_all_get_replies(
+    api: Api, swap: Any
+) -> None:
+    model = ScriptedChatModel.always(ProviderError("provider outage"), name="anthropic:down")
+    swap("chat_model", model)
+    swap("reranker", strong_reranker())  # answerable turns: no failed-turn handoff
+    h = api.session("cus_castellan")
+    conv = api.conversation(h)
+    questions = [
+        "How do I update the room panel firmware?",
+        "How do I reset my password?",
+        "What do the LED colours on the room panel mean?",
+        "How do I invite users?",
+    ]
+    for i in range(20):
+        out = api.send(h, conv, questions[i % len(questions)])
+        assert out["reply"]["content"] and out["reply"]["meta"]["fallbackReason"]
+    msgs = assert_consistent(api, conv)
+    assert len(msgs) == 40 and [m["role"] for m in msgs] == ["user", "assistant"] * 20
+    assert model.calls >= 20  # it really was asked (and failed) every turn

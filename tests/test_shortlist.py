@@ -8,8 +8,9 @@ from app.turn.rerank import select_shortlist
 
 
 def cand(pid: str, score: float, **ranks: int) -> FusedCandidate:
-    hit = Hit(passage_id=pid, kind="doc", doc_id=pid, title=pid, breadcrumb=pid, text=pid,
-              score=score)
+    hit = Hit(
+        passage_id=pid, kind="doc", doc_id=pid, title=pid, breadcrumb=pid, text=pid, score=score
+    )
     return FusedCandidate(hit=hit, score=score, ranks=ranks)
 
 
@@ -22,8 +23,12 @@ def test_without_reserved_seats_only_the_head_is_reranked() -> None:
 
 def test_each_rankers_top_hits_get_a_seat_with_their_true_fused_rank() -> None:
     fused = [cand(f"c{i}", 1 / (60 + i), dense_chunks=i) for i in range(1, 31)]
-    fused += [cand("t1", 0.5 / 61, dense_tickets=1), cand("t2", 0.5 / 62, dense_tickets=2),
-              cand("t3", 0.5 / 63, dense_tickets=3), cand("t4", 0.5 / 64, dense_tickets=4)]
+    fused += [
+        cand("t1", 0.5 / 61, dense_tickets=1),
+        cand("t2", 0.5 / 62, dense_tickets=2),
+        cand("t3", 0.5 / 63, dense_tickets=3),
+        cand("t4", 0.5 / 64, dense_tickets=4),
+    ]
     picked = select_shortlist(fused, 20, 3)
     ids = [c.passage_id for _, c in picked]
     assert ids[:20] == [f"c{i}" for i in range(1, 21)]

@@ -78,8 +78,9 @@ def ticket_breadcrumb(product: str) -> str:
 
 
 def ticket_text(symptom: str, resolution: str) -> str:
-    """What a ticket contributes as a passage: the symptom as reported, then the fix."""
-    return f"{symptom.strip()}\n\nResolution: {resolution.strip()}"
+    """What a ticket contributes as a passage: the symptom as reported, then the fix (if any)."""
+    fix = resolution.strip()
+    return f"{symptom.strip()}\n\nResolution: {fix}" if fix else symptom.strip()
 
 
 def cosine_to_score(cosine: float) -> float:

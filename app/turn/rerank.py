@@ -67,9 +67,7 @@ def select_shortlist(
         return head
     chosen = {c.passage_id for _, c in head}
     for i, c in enumerate(candidates[shortlist:], start=shortlist + 1):
-        if c.passage_id not in chosen and any(
-            r <= reserved_per_ranker for r in c.ranks.values()
-        ):
+        if c.passage_id not in chosen and any(r <= reserved_per_ranker for r in c.ranks.values()):
             head.append((i, c))
             chosen.add(c.passage_id)
     return head

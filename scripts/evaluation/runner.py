@@ -92,7 +92,7 @@ class Prepared:
     skipped_documents: list[str]
     ingest_seconds: float
     ingest_cpu_seconds: float  # this process's CPU time: comparable on a shared, busy machine
-    embedding_cache: dict[str, int] | None = None  # disk-cache hits/misses while ingesting
+    embedding_cache: dict[str, int] | None = None  # disk-cache hits/misses while preparing
 
 
 def eval_settings(reranker: str | None = None) -> Settings:

@@ -46,7 +46,9 @@ class CachedEmbedder:
                 keys, matrix = data["keys"], data["vectors"]
                 if matrix.ndim != 2 or matrix.shape[1] != self.dimensions:
                     return
-                self._vectors = {str(k): [float(x) for x in row] for k, row in zip(keys, matrix)}
+                self._vectors = {
+                    str(k): [float(x) for x in row] for k, row in zip(keys, matrix, strict=True)
+                }
         except (OSError, ValueError, KeyError) as exc:
             log.warning("ignoring unreadable embedding cache %s: %s", self.path, exc)
 
