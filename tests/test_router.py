@@ -274,3 +274,34 @@ async def test_minilm_routes_own_examples(
 )
 async def test_minilm_sentiment(minilm_router: Router, text: str, sentiment: str) -> None:
     assert (await minilm_router.classify(text)).sentiment == sentiment
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("Ich möchte unser Abonnement kündigen.", "cancellation"),
+        ("Wie lange ist die Kündigungsfrist?", "billing_question"),
+        ("Je veux résilier notre abonnement", "cancellation"),
+        ("Ich will mein Geld zurück", "refund_request"),
+        ("Bitte löschen Sie unser Konto und alle Daten", "data_deletion"),
+        ("Ich möchte mit einem Menschen sprechen", "human_handoff"),
+        ("Je voudrais parler à un conseiller", "human_handoff"),
+    ],
+)
+def test_german_and_french_policy_requests(text: str, intent: str) -> None:
+    found = lexicon_intent(text)
+    assert found is not None and found[0] == intent
+
+
+@pytest.mark.parametrize(
+    ("text", "ack"),
+    [
+        ("Danke, hat funktioniert!", True),
+        ("merci beaucoup", True),
+        ("Perfect, uploaded the new cert and we're back in. Cheers!", True),
+        ("It still doesn't work, thanks", False),
+        ("Thanks, but how do I add a second calendar?", False),
+    ],
+)
+def test_acknowledgments_in_more_forms(text: str, ack: bool) -> None:
+    assert looks_like_acknowledgment(text) is ack

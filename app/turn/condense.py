@@ -553,6 +553,8 @@ async def condense_offline(
     human = explicit_human_request(text)
     if human and intent not in _POLICY_OR_HANDOFF:
         intent = "human_handoff"
+    if intent in _INFORMATIONAL and _ERROR_CODE.search(text):
+        intent = "troubleshooting"  # a customer quoting an error code is reporting a fault
 
     identifiers = find_identifiers(text) + [
         i for i in find_identifiers(standalone) if i not in find_identifiers(text)
@@ -575,6 +577,7 @@ async def condense_offline(
     )
 
 
+_INFORMATIONAL: Final = frozenset({"feature_question", "account", "other", "how_to"})
 _POLICY_OR_HANDOFF: Final = frozenset(
     {"billing_dispute", "cancellation", "refund_request", "data_deletion", "legal", "human_handoff"}
 )

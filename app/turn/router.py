@@ -183,8 +183,68 @@ _NEGATIVE_CONTEXT = _rx(
 )
 
 
+# German and French: the seed serves de/fr customers, and the MiniLM exemplars are English, so a
+# German "ich möchte kündigen" would otherwise slip past the escalation policy as `other`.
+_FOREIGN_QUESTION = _rx(
+    r"\b(?:wie|was|welche\w*|wann|gibt es|kann man|frist\w*|richtlinie\w*|bedingung\w*|"
+    r"comment|quel(?:le)?s?|quand|est-ce qu|politique|conditions?|délai)\b"
+)
+_FOREIGN_POLICY: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "legal",
+        _rx(
+            r"\b(?:rechtsanwalt\w*|anwalt\w*|klage\w*|verklag\w*|gericht\w*|avocats?|"
+            r"poursuites?|tribunal)\b"
+        ),
+    ),
+    (
+        "billing_dispute",
+        _rx(
+            r"\b(?:doppelt (?:abgebucht|belastet|berechnet)|rückbuchung\w*|"
+            r"facturée? deux fois|prélevée? deux fois|contestation)\b"
+        ),
+    ),
+    (
+        "data_deletion",
+        _rx(
+            r"\b(?:(?:konto|daten|account)\w* (?:\w+ )?lösch\w*|lösch\w* (?:\w+ )?"
+            r"(?:konto|daten)|dsgvo|supprim\w* (?:mon|notre|mes|nos) (?:compte|"
+            r"données)|rgpd)\b"
+        ),
+    ),
+    ("refund_request", _rx(r"\b(?:rückerstattung\w*|erstatt\w*|geld zurück|rembours\w*)\b")),
+    (
+        "cancellation",
+        _rx(
+            r"\b(?:kündig\w*|künd\w*|résili\w*|annuler (?:mon|notre) "
+            r"abonnement)\b"
+        ),
+    ),
+    (
+        "human_handoff",
+        _rx(
+            r"\b(?:mit (?:einem|einer) (?:menschen|mitarbeiter\w*|person)|"
+            r"echten? menschen|mitarbeiter\w* sprechen|parler (?:à|a) (?:un|une) "
+            r"(?:humain|conseill\w*|personne|agent))\b"
+        ),
+    ),
+)
+
+
+def _foreign_intent(text: str) -> tuple[str, str] | None:
+    for intent, pattern in _FOREIGN_POLICY:
+        if pattern.search(text):
+            if intent in ("refund_request", "cancellation") and _FOREIGN_QUESTION.search(text):
+                return "billing_question", f"{intent}_question_de_fr"
+            return intent, f"{intent}_de_fr"
+    return None
+
+
 def lexicon_intent(text: str) -> tuple[str, str] | None:
     """(intent, rule) when a lexicon rule decides the intent, else None."""
+    foreign = _foreign_intent(text)
+    if foreign is not None:
+        return foreign
     if _LEGAL.search(text):
         return "legal", "legal"
     if _DISPUTE.search(text) and not _ASK_ABOUT.search(text):
@@ -438,7 +498,12 @@ _ACK = _rx(
     r"thx|ty|cheers|got it|understood|sounds good|nice(?: one)?|brilliant|excellent|all good|"
     r"that (?:worked|works|fixed it|did it|helped)|it works(?: now)?|all sorted|"
     r"(?:much|really) appreciated|no(?:pe)?,? (?:that'?s|thats) (?:all|it)|yes|yep|yeah|"
-    r"fine|good|done|solved|lovely|will do)[\s,.!:)]*)+$"
+    r"fine|good|done|solved|lovely|will do|danke(?: schön| sehr)?|vielen dank|super|prima|"
+    r"hat (?:funktioniert|geklappt)|merci(?: beaucoup)?|parfait|ça marche|c'est bon)[\s,.!:)]*)+$"
+)
+_CLOSING_THANKS = _rx(
+    r"(?:thanks?|thank you|thx|cheers|danke|merci)(?: (?:a lot|so much|again|beaucoup|schön))?"
+    r"[\s,.!:)]*$"
 )
 _GREETING = _rx(
     r"^\s*(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings|yo)(?: there| team)?"
@@ -447,8 +512,19 @@ _GREETING = _rx(
 
 
 def looks_like_acknowledgment(text: str) -> bool:
-    """Thanks, okay, 'that fixed it' and nothing more: no question, no new problem."""
-    return bool(_ACK.match(text))
+    """Thanks, okay, 'that fixed it' and nothing more: no question, no new problem.
+
+    A longer message that closes with thanks counts too ("uploaded the cert, we're back in.
+    Cheers!"), unless it asks something or reports something still wrong.
+    """
+    if _ACK.match(text):
+        return True
+    return bool(
+        _CLOSING_THANKS.search(text)
+        and "?" not in text
+        and not _NEGATIVE_CONTEXT.search(text)
+        and len(text) <= 200
+    )
 
 
 def is_greeting(text: str) -> bool:
