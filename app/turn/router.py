@@ -207,7 +207,7 @@ _FOREIGN_POLICY: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "data_deletion",
         _rx(
-            r"\b(?:(?:konto|daten|account)\w* (?:\w+ )?lösch\w*|lösch\w* (?:\w+ )?"
+            r"\b(?:(?:konto|daten|account)\w* (?:\w+ )?lösch\w*|lösch\w* (?:\w+ ){0,2}"
             r"(?:konto|daten)|dsgvo|supprim\w* (?:mon|notre|mes|nos) (?:compte|"
             r"données)|rgpd)\b"
         ),
