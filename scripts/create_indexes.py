@@ -33,7 +33,7 @@ async def main() -> None:
         print(f"embedded: seeded in {time.perf_counter() - t0:.1f}s ({report.summary()})")
         search = await build_search(services)
         describe = getattr(search, "describe", None)
-        print(f"LocalSearch built: {describe() if callable(describe) else search!r}")
+        print(f"LocalSearch built: {describe() if callable(describe) else search}")
     finally:
         await services.close()
 

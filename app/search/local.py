@@ -229,6 +229,16 @@ class LocalSearch:
         await search.refresh()
         return search
 
+    def describe(self) -> str:
+        """What the in-process indexes hold (for `make indexes` and logs)."""
+        snap = self._snap
+        return (
+            f"dense: {len(snap.chunks)} chunk vectors ({snap.chunk_dim}-d) and "
+            f"{len(snap.tickets)} ticket vectors; BM25: {len(snap.articles)} articles "
+            "(title x3, tags x2, body) + chunk index for article→chunk mapping; "
+            "filters: audience, locale, status, ticket quality — applied before top-k"
+        )
+
     async def refresh(self) -> None:
         """Rebuild from the store (after ingestion) and swap the new snapshot in atomically."""
         if self._store is None:
