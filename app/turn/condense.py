@@ -251,7 +251,22 @@ def subject_of(question: str) -> str | None:
         return max(entities, key=len)
     if phrases:
         return _definite(phrases[0])
+    bare = _BARE_PLURAL_SUBJECT.search(question)
+    if bare and bare.group(1).lower().split()[0] not in _NOT_A_SUBJECT:
+        return _definite(bare.group(1))
     return None
+
+
+# "How long are audit logs kept?", "Why do desk tags go blank?": a bare plural noun phrase right
+# after the question's auxiliary verb is what the question is about.
+_BARE_PLURAL_SUBJECT = re.compile(
+    r"^\s*(?:how(?: long| often| many| much)?|what|when|where|why|which|can|do|does|are|is)\s+"
+    r"(?:are|is|do|does|can|should|will|were)\s+((?:[a-z][\w-]*\s+)?[a-z][\w-]*s)\b",
+    re.IGNORECASE,
+)
+_NOT_A_SUBJECT = frozenset(
+    {"you", "we", "they", "i", "it", "there", "these", "those", "this", "that", "things", "yours"}
+)
 
 
 def _definite(phrase: str) -> str:
@@ -437,6 +452,11 @@ _MY_ORDERS = re.compile(
     r"\border (?:history|status)\b|\bi (?:ordered|bought|purchased)\b",
     re.IGNORECASE,
 )
+_ORDER_WORDS = re.compile(
+    r"\b(?:orders?|ordered|purchases?|shipments?|shipped|shipping|deliver\w*|packages?|parcels?|"
+    r"tracking|arriv\w*|carrier|courier)\b",
+    re.IGNORECASE,
+)
 _MY_SUBSCRIPTION = re.compile(
     r"\b(?:my|our) (?:current )?(?:plan|subscription|renewal|seats?|licen[cs]es?|contract|"
     r"billing (?:date|cycle)|tier)\b|\bwhen (?:do|does|will) (?:i|we|my|our)\b.{0,20}"
@@ -451,8 +471,8 @@ def tools_for(text: str, intent: str, identifiers: Sequence[str]) -> tuple[str, 
     tools: list[str] = []
     if any(i.startswith("ORD-") for i in identifiers):
         tools.append("lookupOrder")
-    elif _MY_ORDERS.search(text) or intent == "order_status":
-        tools.append("listRecentOrders")
+    elif _MY_ORDERS.search(text) or (intent == "order_status" and _ORDER_WORDS.search(text)):
+        tools.append("listRecentOrders")  # never on a guessed intent alone: it reads account data
     if _MY_SUBSCRIPTION.search(text):
         tools.append("lookupSubscription")
     if any(i.startswith("CASE-") for i in identifiers):

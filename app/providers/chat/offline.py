@@ -377,12 +377,24 @@ def _render(chosen: Sequence[_Sentence]) -> str:
     return out
 
 
+def _answerable_text(passage: PassageLike) -> str:
+    """What a passage can answer with: for a resolved ticket, its fix, not the reported symptom
+    (quoting the customer's own problem back at them answers nothing)."""
+    if passage.kind == "ticket":
+        _, sep, fix = passage.text.partition("Resolution:")
+        if sep and fix.strip():
+            return fix.strip()
+    return passage.text
+
+
 def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
     """The best 1–3 passage sentences for `question` (or one whole short procedure), cited."""
     wanted = terms(question)
     sentences: list[_Sentence] = []
     for p, passage in enumerate(passages):
-        usable = [u for u in split_sentences(passage.text) if len(u[0].split()) >= 3 or u[1]]
+        usable = [
+            u for u in split_sentences(_answerable_text(passage)) if len(u[0].split()) >= 3 or u[1]
+        ]
         for i, (text, item, block, numbered) in enumerate(usable):
             sentences.append(_Sentence(p, i, text, frozenset(terms(text)), item, block, numbered))
     if not sentences:
