@@ -305,3 +305,18 @@ def test_german_and_french_policy_requests(text: str, intent: str) -> None:
 )
 def test_acknowledgments_in_more_forms(text: str, ack: bool) -> None:
     assert looks_like_acknowledgment(text) is ack
+
+
+@pytest.mark.parametrize(
+    ("intent", "text", "allowed"),
+    [
+        ("refund_request", "How do we claim service credits when uptime drops?", False),
+        ("human_handoff", "How do I reach the priority phone line?", False),
+        ("refund_request", "I need my money back for the unused seats", True),
+        ("cancellation", "How do I cancel my subscription today", True),
+    ],
+)
+def test_contact_and_credit_questions_are_not_voted_into_requests(
+    intent: str, text: str, allowed: bool
+) -> None:
+    assert allowed_by_triggers(intent, text) is allowed

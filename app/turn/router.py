@@ -316,8 +316,31 @@ _TRIGGERS: dict[str, re.Pattern[str]] = {
 }
 
 
+_PROCEDURE_QUESTION = _rx(
+    r"^\W*(?:and |so |but )?(?:how (?:do|can|would|could|should) (?:i|we|you|one)|how to|"
+    r"what(?:'s| is) the (?:process|procedure|way) (?:to|for))\b"
+)
+_VOTE_ONLY_ESCALATING = frozenset({"refund_request", "cancellation", "human_handoff"})
+# asking for a contact channel or how SLA credits work is a question about the process
+_CONTACT_OR_CREDITS = _rx(
+    r"\b(?:(?:service|sla|uptime) credits?|phone (?:line|number)|hotline|support hours|"
+    r"opening hours|email address)\b"
+)
+
+
 def allowed_by_triggers(intent: str, text: str) -> bool:
-    """Whether an exemplar-voted intent may stand (escalating ones need a trigger word)."""
+    """Whether an exemplar-voted intent may stand (escalating ones need a trigger word).
+
+    A "how do we ..." question about a contact channel or SLA credits asks how something works;
+    a nearest-exemplar vote alone may not turn it into a request ("How do we claim service
+    credits?" is not a refund request, "How do I reach the phone line?" is not a handoff).
+    """
+    if (
+        intent in _VOTE_ONLY_ESCALATING
+        and _PROCEDURE_QUESTION.search(text)
+        and _CONTACT_OR_CREDITS.search(text)
+    ):
+        return False
     trigger = _TRIGGERS.get(intent)
     return trigger is None or bool(trigger.search(text))
 
