@@ -275,3 +275,34 @@ def test_cors_lets_a_host_site_embed_the_widget(api: Api) -> None:
     assert r.status_code == 200
     assert r.headers["access-control-allow-origin"] in ("*", "https://shop.example.com")
     assert "authorization" in r.headers["access-control-allow-headers"].lower()
+
+
+def test_flagged_article_can_be_reviewed_and_unpublished() -> None:
+    from tests.apihelp import running_app as fresh_app
+
+    with fresh_app() as api:
+        flagged = api.client.get("/v1/admin/reviews", headers=ADMIN).json()["articles"]
+        assert [a["slug"] for a in flagged] == ["room-panel-cleaning"]
+        assert flagged[0]["reviewFlags"]
+        assert api.client.get("/v1/admin/reviews").status_code == 401
+        r = api.client.post(
+            "/v1/admin/articles/nope/review",
+            headers=ADMIN,
+            json={"reviewer": "kim", "decision": "approve"},
+        )
+        assert r.status_code == 404
+        r = api.client.post(
+            "/v1/admin/articles/room-panel-cleaning/review",
+            headers=ADMIN,
+            json={"reviewer": "kim", "decision": "unpublish"},
+        )
+        assert r.status_code == 200 and r.json()["article"]["status"] == "draft"
+        assert api.client.get("/help/room-panel-cleaning").status_code == 404
+        chunks = api.run(api.services.store.chunks.for_article, "room-panel-cleaning")
+        assert chunks and all(c.status == "draft" for c in chunks)
+        # gone from every ranker, immediately
+        from app.turn.entitlement import filter_for_customer
+
+        filt = filter_for_customer("enterprise", "en", api.services.tuning)
+        hits = api.run(api.services.search.bm25_articles, "clean room panel disinfectant", filt, 30)
+        assert "room-panel-cleaning" not in {h.doc_id for h in hits}

@@ -155,3 +155,17 @@ def test_queue_claim_reply_resolve(live: bh.LiveApp, page: Any, activity: dict[s
     page.locator("#status-filter").select_option("resolved")
     page.locator(f"#queue-table tr[data-case='{case_ref}']").wait_for()
     assert js_errors(page) == []
+
+
+def test_content_review_approves_a_flagged_article(live: bh.LiveApp, page: Any) -> None:
+    sign_in(page, live)
+    row = page.locator("#review-table tbody tr", has_text="room-panel-cleaning")
+    row.wait_for()
+    assert "prompt-injection" in row.inner_text() or "injection" in row.inner_text()
+    page.locator("#agent").fill("Kim")
+    row.get_by_role("button", name="Approve").click()
+    page.locator("#reviews .empty").wait_for()
+    article = live.run(live.store.articles.get("room-panel-cleaning"))
+    assert article.review_flags == [] and article.reviewed_by == "Kim"
+    assert article.status == "published"
+    assert js_errors(page) == []

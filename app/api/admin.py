@@ -21,6 +21,11 @@ class ClaimIn(BaseModel):
     agent: str = Field(min_length=1, max_length=100)
 
 
+class ReviewIn(BaseModel):
+    reviewer: str = Field(min_length=1, max_length=100)
+    decision: Literal["approve", "unpublish"]
+
+
 class ReplyIn(BaseModel):
     agent: str = Field(min_length=1, max_length=100)
     content: str = Field(min_length=1, max_length=8000)
@@ -144,3 +149,42 @@ async def delete_customer(customer_id: str, _: AdminDep, services: ServicesDep) 
     """GDPR erasure: the customer, their subscription, orders, conversations, messages,
     feedback and handoff packets. Returns what was deleted, by collection."""
     return {"customerId": customer_id, "deleted": await services.delete_customer(customer_id)}
+
+
+def _article_view(a: Any) -> dict[str, Any]:
+    return {
+        "slug": a.slug,
+        "title": a.title,
+        "audience": a.audience,
+        "locale": a.locale,
+        "status": a.status,
+        "reviewFlags": a.review_flags,
+        "reviewedBy": a.reviewed_by,
+        "reviewedAt": a.reviewed_at.isoformat() if a.reviewed_at else None,
+        "updatedAt": a.updated_at.isoformat(),
+    }
+
+
+@router.get("/reviews")
+async def reviews(_: AdminDep, services: ServicesDep) -> dict[str, Any]:
+    """Articles ingestion flagged for review (instruction-like text aimed at AI assistants)."""
+    return {"articles": [_article_view(a) for a in await services.store.articles.flagged()]}
+
+
+@router.post("/articles/{slug}/review")
+async def review_article(
+    slug: str, body: ReviewIn, _: AdminDep, services: ServicesDep
+) -> dict[str, Any]:
+    """Approve flagged content, or unpublish it: its chunks leave the search index at once."""
+    store = services.store
+    article = await store.articles.record_review(
+        slug, reviewer=body.reviewer, at=datetime.now(UTC), unpublish=body.decision == "unpublish"
+    )
+    if article is None:
+        raise HTTPException(404, detail="article not found")
+    if body.decision == "unpublish":
+        await store.chunks.set_status(slug, "draft")
+        refresh = getattr(services.search, "refresh", None)
+        if callable(refresh):
+            await refresh()  # LocalSearch is a snapshot; Atlas indexes follow the collection
+    return {"article": _article_view(article)}

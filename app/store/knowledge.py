@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
-from pymongo import DeleteMany, ReplaceOne
+from pymongo import DeleteMany, ReplaceOne, ReturnDocument
 
 from app.store.models import Article, Chunk, Ticket
 
@@ -32,6 +34,24 @@ class ArticleRepo:
 
     async def count(self, filter: dict[str, Any] | None = None) -> int:
         return int(await self._c.count_documents(filter or {}))
+
+    async def flagged(self) -> builtins.list[Article]:
+        """Articles ingestion flagged for review (e.g. instruction-like text) not yet reviewed."""
+        return await self.list({"reviewFlags.0": {"$exists": True}})
+
+    async def record_review(
+        self, article_id: str, *, reviewer: str, at: datetime, unpublish: bool
+    ) -> Article | None:
+        """Approve (clear the flags) or unpublish (status draft, flags kept for the record)."""
+        update: dict[str, Any] = {"reviewedBy": reviewer, "reviewedAt": at}
+        if unpublish:
+            update["status"] = "draft"
+        else:
+            update["reviewFlags"] = []
+        doc = await self._c.find_one_and_update(
+            {"_id": article_id}, {"$set": update}, return_document=ReturnDocument.AFTER
+        )
+        return Article.from_doc(doc) if doc else None
 
     async def delete(self, article_id: str) -> None:
         await self._c.delete_one({"_id": article_id})
@@ -66,6 +86,11 @@ class ChunkRepo:
 
     async def count(self, filter: dict[str, Any] | None = None) -> int:
         return int(await self._c.count_documents(filter or {}))
+
+    async def set_status(self, article_id: str, status: str) -> int:
+        """Chunks copy their article's status (the vector index pre-filters on it)."""
+        res = await self._c.update_many({"articleId": article_id}, {"$set": {"status": status}})
+        return int(res.modified_count)
 
     async def delete_for_article(self, article_id: str) -> int:
         res = await self._c.delete_many({"articleId": article_id})

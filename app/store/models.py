@@ -93,6 +93,8 @@ class Article(Model):
     source_path: str | None = None
     content_hash: str = ""
     review_flags: list[str] = Field(default_factory=list)
+    reviewed_by: str | None = None  # who approved the flagged content, or unpublished it
+    reviewed_at: datetime | None = None
 
 
 class Chunk(Model):

@@ -108,7 +108,69 @@
     $('#dashboard').hidden = false;
     $('#signed-in').hidden = false;
     $('#sign-out').hidden = false;
-    await Promise.all([loadOverview(), loadQueue()]);
+    await Promise.all([loadOverview(), loadQueue(), loadReviews()]);
+  }
+
+  // ------------------------------------------------------------ content review
+  async function loadReviews() {
+    const box = $('#reviews');
+    let data;
+    try {
+      data = await api('/v1/admin/reviews');
+    } catch (e) {
+      if (e.status !== 401) box.replaceChildren(h('p', { class: 'error' }, e.message));
+      return;
+    }
+    const articles = data.articles || [];
+    if (!articles.length) {
+      box.replaceChildren(h('p', { class: 'empty' }, 'Nothing is waiting for review.'));
+      return;
+    }
+    box.replaceChildren(
+      h(
+        'div',
+        { class: 'table-scroll' },
+        h(
+          'table',
+          { id: 'review-table' },
+          h('caption', null, `${articles.length} flagged article(s)`),
+          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Article'), h('th', { scope: 'col' }, 'Why'), h('th', { scope: 'col' }, 'Status'), h('th', { scope: 'col' }, 'Decision'))),
+          h(
+            'tbody',
+            null,
+            articles.map((a) =>
+              h(
+                'tr',
+                null,
+                h('th', { scope: 'row' }, a.title, h('br'), h('code', null, a.slug)),
+                h('td', null, (a.reviewFlags || []).join(', ')),
+                h('td', null, a.status),
+                h(
+                  'td',
+                  null,
+                  a.status === 'published' ? h('button', { type: 'button', onclick: () => review(a.slug, 'approve') }, 'Approve') : null,
+                  ' ',
+                  a.status === 'published' ? h('button', { type: 'button', class: 'danger', onclick: () => review(a.slug, 'unpublish') }, 'Unpublish') : 'unpublished'
+                )
+              )
+            )
+          )
+        )
+      )
+    );
+  }
+  async function review(slug, decision) {
+    const reviewer = requireAgent();
+    if (!reviewer) return;
+    const err = $('#review-error');
+    err.hidden = true;
+    try {
+      await api(`/v1/admin/articles/${encodeURIComponent(slug)}/review`, { method: 'POST', body: { reviewer, decision } });
+    } catch (e) {
+      err.textContent = e.message;
+      err.hidden = false;
+    }
+    loadReviews();
   }
 
   // ------------------------------------------------------------ overview
