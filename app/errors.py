@@ -5,10 +5,6 @@ class ConciergeError(Exception):
     """Base for errors a caller can act on."""
 
 
-class NotFound(ConciergeError):
-    """The thing does not exist for this caller (someone else's looks the same as none)."""
-
-
 class Unauthenticated(ConciergeError):
     """Missing, forged or expired credentials."""
 
@@ -17,8 +13,8 @@ class InvalidInput(ConciergeError):
     """The request is well-formed but unacceptable (empty message, bad reference, ...)."""
 
 
-class Conflict(ConciergeError):
-    """The operation does not apply in the current state (e.g. case already claimed)."""
+class MessageTooLong(InvalidInput):
+    """A message over the length limit (413 rather than 422)."""
 
 
 class RateLimited(ConciergeError):
@@ -26,7 +22,3 @@ class RateLimited(ConciergeError):
         super().__init__(f"rate limit exceeded ({scope}); retry in {retry_after_s}s")
         self.retry_after_s = retry_after_s
         self.scope = scope
-
-
-class StoreUnavailable(ConciergeError):
-    """The database could not be reached; nothing was half-written."""

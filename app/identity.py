@@ -89,3 +89,17 @@ def verify_session(token: str, secret: str) -> Principal:
         customer_id=cid if isinstance(cid, str) and cid else None,
         anonymous_id=None if cid else str(aid),
     )
+
+
+def article_view_token(slug: str, secret: str, days: int = 7) -> str:
+    """A link token for a restricted article: lets a citation open exactly that page."""
+    exp = datetime.now(UTC) + timedelta(days=days)
+    return jwt.encode({"slug": slug, "exp": exp, "typ": "article"}, secret, algorithm=_ALG)
+
+
+def article_view_allowed(token: str | None, slug: str, secret: str) -> bool:
+    try:
+        claims = jwt.decode(token or "", secret, algorithms=[_ALG])
+    except jwt.InvalidTokenError:
+        return False
+    return claims.get("slug") == slug and claims.get("typ") == "article"

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from fastapi import Request
 
 from app.errors import RateLimited
-from app.identity import Principal
+from app.identity import Principal, article_view_token
 from app.providers.chat import build_chat_model, build_fallback_chat_model
 from app.providers.chat.base import ChatMessage, ChatModel, Usage
 from app.providers.embeddings import build_embedder
@@ -86,8 +86,6 @@ class Services:
 
     def article_url(self, slug: str, audience: str) -> str:
         """Where a citation links: the help page, with a view token for restricted articles."""
-        from app.api.web import article_view_token
-
         if audience == "all":
             return f"/help/{slug}"
         token = article_view_token(slug, self.settings.session_secret.get_secret_value())

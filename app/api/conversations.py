@@ -9,13 +9,12 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request
-from fastapi.responses import JSONResponse
 from fastapi.sse import EventSourceResponse
 from pydantic import BaseModel, Field, field_validator
 
 from app.api.deps import PrincipalDep, ServicesDep
 from app.api.views import conversation_view, error_responses, message_view
-from app.errors import InvalidInput, Unauthenticated
+from app.errors import Unauthenticated
 from app.identity import Principal, mint_session, verify_identity
 from app.services import Services
 from app.store.models import Conversation
@@ -157,11 +156,7 @@ async def post_message(
 ) -> Any:
     """Send a message. `Accept: text/event-stream` streams meta, delta... and done events."""
     conv = await owned(services, principal, conversation_id)
-    try:
-        content = clean_message(body.content, services.tuning)
-    except InvalidInput as exc:
-        status = 413 if "too long" in str(exc) else 422
-        raise HTTPException(status, detail=str(exc)) from exc
+    content = clean_message(body.content, services.tuning)  # 413 / 422 via the error handlers
     await services.check_rate_limits(principal, request)
 
     if not (accept and "text/event-stream" in accept):
@@ -251,7 +246,3 @@ async def conversation_feedback(
     await services.store.feedback.add(conv.id, resolved=body.resolved, comment=body.comment)
     await services.store.conversations.update(conv.id, {"resolved": body.resolved})
     return {"ok": True}
-
-
-def json_error(status: int, detail: str) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code=status)

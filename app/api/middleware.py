@@ -12,14 +12,7 @@ from fastapi.responses import JSONResponse
 from pymongo.errors import AutoReconnect, ConnectionFailure, ServerSelectionTimeoutError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.errors import (
-    Conflict,
-    InvalidInput,
-    NotFound,
-    RateLimited,
-    StoreUnavailable,
-    Unauthenticated,
-)
+from app.errors import InvalidInput, MessageTooLong, RateLimited, Unauthenticated
 
 log = logging.getLogger(__name__)
 
@@ -108,10 +101,9 @@ def install_error_handlers(app: FastAPI) -> None:
         )
 
     app.add_exception_handler(RequestValidationError, invalid_request)
-    app.add_exception_handler(NotFound, handler(404))
     app.add_exception_handler(Unauthenticated, handler(401, {"WWW-Authenticate": "Bearer"}))
+    app.add_exception_handler(MessageTooLong, handler(413))
     app.add_exception_handler(InvalidInput, handler(422))
-    app.add_exception_handler(Conflict, handler(409))
     app.add_exception_handler(RateLimited, handler(429))
 
     async def unavailable(request: Request, exc: Exception) -> JSONResponse:
@@ -126,7 +118,6 @@ def install_error_handlers(app: FastAPI) -> None:
         )
 
     for exc_type in (
-        StoreUnavailable,
         ServerSelectionTimeoutError,
         ConnectionFailure,
         AutoReconnect,

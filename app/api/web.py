@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 import html
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import jwt
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse
 from markdown_it import MarkdownIt
 
 from app.api.deps import ServicesDep
+from app.identity import article_view_allowed
 
 WEB = Path(__file__).resolve().parent.parent / "web" / "static"
 router = APIRouter(include_in_schema=False)
 _md = MarkdownIt("commonmark", {"html": False}).enable("table")
-
-
-def article_view_token(slug: str, secret: str, days: int = 7) -> str:
-    """A link token for a restricted article: lets a citation open exactly that page."""
-    exp = datetime.now(UTC) + timedelta(days=days)
-    return jwt.encode({"slug": slug, "exp": exp, "typ": "article"}, secret, algorithm="HS256")
 
 
 def _asset(name: str, media_type: str) -> FileResponse:
@@ -52,14 +45,9 @@ async def help_article(slug: str, services: ServicesDep, v: str | None = None) -
     article = await services.store.articles.get(slug)
     if article is None or article.status != "published":
         raise HTTPException(404, detail="article not found")
-    if article.audience != "all":
-        secret = services.settings.session_secret.get_secret_value()
-        try:
-            claims = jwt.decode(v or "", secret, algorithms=["HS256"])
-        except jwt.InvalidTokenError:
-            raise HTTPException(404, detail="article not found") from None
-        if claims.get("slug") != slug or claims.get("typ") != "article":
-            raise HTTPException(404, detail="article not found")
+    secret = services.settings.session_secret.get_secret_value()
+    if article.audience != "all" and not article_view_allowed(v, slug, secret):
+        raise HTTPException(404, detail="article not found")
     body = _md.render(article.body)
     title = html.escape(article.title)
     lang = html.escape(article.locale)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pymongo.errors import ConnectionFailure, ServerSelectionTimeoutError
 
-from app.errors import InvalidInput
+from app.errors import InvalidInput, MessageTooLong
 from app.identity import Principal
 from app.providers.chat.base import Passage
 from app.store.models import Conversation, Message
@@ -86,7 +86,7 @@ def clean_message(text: str, tuning: Tuning) -> str:
     if not cleaned:
         raise InvalidInput("message is empty")
     if len(cleaned) > tuning.max_message_chars:
-        raise InvalidInput(
+        raise MessageTooLong(
             f"message too long ({len(cleaned)} characters; the limit is "
             f"{tuning.max_message_chars}). Please shorten it or split it into several messages."
         )
@@ -240,15 +240,7 @@ async def _answer(
             asked_for=cond.standalone_question,
             sentiment=cond.sentiment,
             failed_turns=failed,
-            attempted={
-                "confidence": confidence,
-                "topRerankScore": top,
-                "passages": [
-                    {k: p[k] for k in ("kind", "title", "breadcrumb", "rerankScore")}
-                    for p in passage_meta
-                ],
-                "tools": tool_meta,
-            },
+            attempted=_attempted(confidence, top, passage_meta, tool_meta),
             now=datetime.now(UTC),
             tuning=tuning,
         )
@@ -333,28 +325,14 @@ async def request_handoff(
     customer = await store.customers.get(principal.customer_id) if principal.customer_id else None
     subscription = await store.subscriptions.for_customer(customer.id) if customer else None
     prior = await store.messages.last(conv.id, 12)
-    last_question = next(
-        (m.meta.get("condensedQuestion") or "" for m in reversed(prior) if m.role == "assistant"),
-        "",
+    last = next((m.meta for m in reversed(prior) if m.role == "assistant"), {})
+    last_question = last.get("condensedQuestion") or ""
+    attempted = _attempted(
+        last.get("confidence"),
+        last.get("topRerankScore"),
+        last.get("passages", []),
+        last.get("tools", []),
     )
-    last_assistant = next((m for m in reversed(prior) if m.role == "assistant"), None)
-    attempted: dict[str, Any] = {
-        "confidence": None,
-        "topRerankScore": None,
-        "passages": [],
-        "tools": [],
-    }
-    if last_assistant is not None:
-        am = last_assistant.meta
-        attempted = {
-            "confidence": am.get("confidence"),
-            "topRerankScore": am.get("topRerankScore"),
-            "passages": [
-                {k: p.get(k) for k in ("kind", "title", "breadcrumb", "rerankScore")}
-                for p in am.get("passages", [])
-            ],
-            "tools": am.get("tools", []),
-        }
     packet = build_packet(
         conversation=conv,
         customer=customer,
@@ -389,6 +367,23 @@ async def request_handoff(
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _attempted(
+    confidence: str | None,
+    top: float | None,
+    passages: Sequence[dict[str, Any]],
+    tools: Sequence[dict[str, Any]],
+) -> dict[str, Any]:
+    """What the bot already tried, for the handoff packet (knowledge gap vs retrieval miss)."""
+    return {
+        "confidence": confidence,
+        "topRerankScore": top,
+        "passages": [
+            {k: p.get(k) for k in ("kind", "title", "breadcrumb", "rerankScore")} for p in passages
+        ],
+        "tools": list(tools),
+    }
 
 
 def _off_topic(intent: str, confidence: str, tool_results: Sequence[ToolResult]) -> bool:
