@@ -40,3 +40,18 @@ async def test_corrupt_cache_file_is_ignored(tmp_path: Path) -> None:
     inner = FakeEmbedder(dimensions=8)
     cached = CachedEmbedder(inner, path)
     assert len((await cached.embed_documents(["x"]))[0]) == 8
+
+
+async def test_query_vectors_are_shared_within_a_turn_only() -> None:
+    from app.providers.embeddings.memo import TurnMemo, one_turn
+
+    inner = FakeEmbedder(dimensions=8)
+    memo = TurnMemo(inner)
+    with one_turn():
+        a = await memo.embed_query("reset my password")
+        b = await memo.embed_query("reset my password")
+        await memo.embed_query("something else")
+    assert a == b and inner.calls == [["reset my password"], ["something else"]]
+    await memo.embed_query("reset my password")  # outside a turn: nothing is remembered
+    assert len(inner.calls) == 3
+    assert memo.calls is inner.calls  # extras of the wrapped embedder stay reachable

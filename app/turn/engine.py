@@ -19,6 +19,7 @@ from pymongo.errors import ConnectionFailure, ServerSelectionTimeoutError
 from app.errors import InvalidInput, MessageTooLong
 from app.identity import Principal
 from app.providers.chat.base import Passage
+from app.providers.embeddings.memo import one_turn
 from app.store.models import Conversation, Message
 from app.turn import memory
 from app.turn.condense import condense
@@ -124,7 +125,8 @@ async def run_turn(
         )
         return TurnResult(user_msg, None, case_ref)
     try:
-        return await _answer(services, principal, conv, user_msg, sink, started)
+        with one_turn():  # the router, retrieval and reranker share each query vector
+            return await _answer(services, principal, conv, user_msg, sink, started)
     except (ConnectionFailure, ServerSelectionTimeoutError):
         raise
     except Exception as exc:

@@ -13,8 +13,10 @@ Two layers, checked in this order:
    words, so a neighbour in embedding space alone never hands a conversation to a person.
 
 Exemplar vectors are computed once, lazily, through the `Embedder` protocol, and cached on the
-router. Exemplars and messages are both embedded with `embed_documents` so the comparison is
-symmetric even for providers that embed queries differently.
+router. Exemplars are the stored side (`embed_documents`); a customer message is embedded with
+`embed_query`, like a search query: that keeps the document cache (which persists the corpus) free
+of customer messages, and lets the turn reuse the vector when retrieval embeds the same text.
+For MiniLM both calls give the same vector.
 """
 
 from __future__ import annotations
@@ -457,8 +459,8 @@ class Router:
         if not re.search(r"\w", text):
             return RouteDetail("other", 0.0, "neutral", "empty", None, ())
         intent_bank, sentiment_bank = await self._load()
-        vector = await self.embedder.embed_documents([text])
-        query = _normalise(np.asarray(vector, float))[0]
+        vector = await self.embedder.embed_query(text)
+        query = _normalise(np.asarray([vector], float))[0]
 
         sims = intent_bank.vectors @ query
         order = np.argsort(-sims)

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 from app.providers.embeddings.base import Embedder
 from app.providers.embeddings.fake import FakeEmbedder
+from app.providers.embeddings.memo import TurnMemo
 from app.settings import Settings
 from tuning import TUNING, Tuning
 
 
 def build_embedder(settings: Settings, tuning: Tuning = TUNING) -> Embedder:
-    """The configured embedder, behind a disk cache of document vectors when one is set."""
+    """The configured embedder, behind a disk cache of document vectors when one is set, and a
+    per-turn memo of query vectors."""
     inner = _build(settings, tuning)
-    if settings.embedding_cache_dir is None or settings.embedder == "fake":
+    if settings.embedder == "fake":
         return inner
-    from app.providers.embeddings.cache import CachedEmbedder
+    if settings.embedding_cache_dir is not None:
+        from app.providers.embeddings.cache import CachedEmbedder
 
-    name = f"{inner.name}-{inner.dimensions}".replace("/", "_")
-    return CachedEmbedder(inner, settings.embedding_cache_dir / f"embeddings-{name}.npz")
+        name = f"{inner.name}-{inner.dimensions}".replace("/", "_")
+        inner = CachedEmbedder(inner, settings.embedding_cache_dir / f"embeddings-{name}.npz")
+    return TurnMemo(inner)
 
 
 def _build(settings: Settings, tuning: Tuning) -> Embedder:
