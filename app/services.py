@@ -22,6 +22,7 @@ from app.providers.rerank.base import Reranker
 from app.settings import Settings
 from app.store import Store, open_store
 from app.store.indexes import ensure_regular_indexes
+from app.tenant import Tenant, load_tenant
 from app.turn.router import Router
 from tuning import TUNING, Tuning
 
@@ -37,6 +38,7 @@ class Services:
     embedder: Embedder
     reranker: Reranker
     router: Router
+    tenant: Tenant
     chat_model: ChatModel
     fallback_model: ChatModel
     search: Any = None  # a SearchBackend once the corpus is indexed
@@ -144,13 +146,15 @@ async def build_services(
     store = store or open_store(settings)
     await ensure_regular_indexes(store.db)
     embedder = embedder or build_embedder(settings, tuning)
+    tenant = load_tenant(settings.tenant_file or settings.seed_dir)
     return Services(
         settings=settings,
         tuning=tuning,
         store=store,
         embedder=embedder,
         reranker=build_reranker(settings, embedder),
-        router=Router(embedder),
+        router=Router(embedder, tenant=tenant),
+        tenant=tenant,
         chat_model=build_chat_model(settings),
         fallback_model=build_fallback_chat_model(),
     )

@@ -55,6 +55,11 @@ class Settings(BaseSettings):
     )
     seed_on_start: bool = True
     seed_dir: Path = ROOT / "seed"
+    tenant_file: Path | None = Field(
+        default=None,
+        description="The tenant's vocabulary file (YAML, see app/tenant). Unset: "
+        "SEED_DIR/tenant.yaml when it exists, else the generic profile.",
+    )
     ttl_sweep_seconds: float = 60.0
     log_level: str = "INFO"
 

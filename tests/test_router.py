@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path as _Path
+
 import pytest
 
 from app.providers.embeddings.fake import FakeEmbedder
+from app.tenant import load_tenant
 from app.turn.clamp import INTENTS, SENTIMENTS
-from app.turn.exemplars import INTENT_EXEMPLARS, SENTIMENT_EXEMPLARS
 from app.turn.router import (
     Route,
     Router,
@@ -17,6 +19,10 @@ from app.turn.router import (
     lexicon_sentiment,
     looks_like_acknowledgment,
 )
+
+SEED_TENANT = load_tenant(_Path(__file__).resolve().parent.parent / "seed")
+INTENT_EXEMPLARS = SEED_TENANT.training_exemplars()
+SENTIMENT_EXEMPLARS = SEED_TENANT.sentiment_exemplars
 
 # --- exemplars -------------------------------------------------------------------------------
 
@@ -233,7 +239,7 @@ def minilm_router() -> Router:
     """One router for the module: exemplars are embedded on first use, then cached."""
     from app.providers.embeddings.local_minilm import MiniLMEmbedder
 
-    return Router(MiniLMEmbedder())
+    return Router(MiniLMEmbedder(), tenant=SEED_TENANT)
 
 
 @pytest.mark.slow

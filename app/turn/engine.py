@@ -186,7 +186,7 @@ async def _answer(
 
     # -- retrieve and tools, unless policy sends this straight to a person
     retrieval: RetrievalResult | None = None
-    tools = SessionTools(store, principal.customer_id)
+    tools = SessionTools(store, principal.customer_id, ids=services.router.vocabulary.ids)
     tool_results: list[ToolResult] = []
     if policy_escalates(cond.intent, tuning):
         decision = Decision(True, "policy")
@@ -477,7 +477,7 @@ async def _remember(
     """Counters, verbatim facts, and (every few turns, off the request path) the summary."""
     store, tuning = services.store, services.tuning
     await store.conversations.record_turn(conv.id, failed_turns=failed, last_intent=intent)
-    new_facts = memory.extract_facts(user_msg.content, user_msg.seq)
+    new_facts = memory.extract_facts(user_msg.content, user_msg.seq, services.router.vocabulary.ids)
     if new_facts:
         merged = memory.merge_facts(memory.facts_from_docs(conv.facts), new_facts)
         await store.conversations.update(conv.id, {"facts": [f.to_doc() for f in merged]})

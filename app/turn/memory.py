@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from app.providers.chat.base import ChatMessage, ChatModel, GenerationRequest
 from app.providers.errors import ProviderError
+from app.turn.identifiers import Identifiers, generic_identifiers
 from app.turn.prompt import neutralize
 from tuning import TUNING, Tuning
 
@@ -79,10 +80,6 @@ _WITHOUT_OBJECT = (
 )
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("order", re.compile(r"(?<![A-Za-z0-9])ORD-\d{3,6}(?!\d)", re.IGNORECASE)),
-    ("case", re.compile(r"(?<![A-Za-z0-9])CASE-[A-Z0-9]{6}(?![A-Za-z0-9])", re.IGNORECASE)),
-    ("error_code", re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]{1,11}_\d{3,4}(?![A-Za-z0-9_])")),
-    ("sku", re.compile(r"(?<![A-Za-z0-9])HL-[A-Z]{2}\d{1,3}(?![A-Za-z0-9])", re.IGNORECASE)),
     (
         "plan",
         re.compile(
@@ -91,12 +88,6 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("plan", re.compile(r"\b(?:on|to|from|the|our|my|with)\s+(Pro|Enterprise)\b")),
-    (
-        "product",
-        re.compile(r"\b(room\s+panel|desk\s+tag|visitor\s+kiosk)s?\b", re.IGNORECASE),
-    ),
-    ("product", re.compile(r"\bharborline\s+(workspace)\b", re.IGNORECASE)),
-    ("product", re.compile(r"(?<!Google )(?<!Harborline )\b(Workspace)\b")),
     (
         "constraint",
         re.compile(rf"\b(?:before|by|until|no\s+later\s+than)\s+(?:{_WHEN})\b", re.IGNORECASE),
@@ -112,12 +103,6 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 _SPACES = re.compile(r"\s+")
-_PRODUCT_NAMES = {
-    "room panel": "Room Panel",
-    "desk tag": "Desk Tag",
-    "visitor kiosk": "Visitor Kiosk",
-    "workspace": "Workspace",
-}
 IDENTIFIER_KINDS = frozenset({"order", "case", "error_code", "sku"})
 
 
@@ -150,18 +135,20 @@ class Fact:
 
 def _normalise(kind: str, raw: str) -> str:
     value = _SPACES.sub(" ", raw.strip())
-    if kind in ("order", "case", "sku"):
-        return value.upper()
     if kind == "plan":
         return value.lower()
-    if kind == "product":
-        return _PRODUCT_NAMES.get(value.lower(), value)
     return value
 
 
-def extract_facts(text: str, seq: int) -> list[Fact]:
-    """Identifiers and stated constraints in `text`, verbatim, in order, deduplicated."""
-    found: list[tuple[int, Fact]] = []
+def extract_facts(text: str, seq: int, ids: Identifiers | None = None) -> list[Fact]:
+    """Identifiers, products and stated constraints in `text`, verbatim, in order, deduplicated.
+
+    Identifier formats and product names come from the tenant (`ids`); the generic profile's
+    when none is given.
+    """
+    ids = ids or generic_identifiers()
+    found: list[tuple[int, Fact]] = [(i.start, Fact(i.kind, i.value, seq)) for i in ids.find(text)]
+    found += [(pos, Fact("product", name, seq)) for pos, name in ids.products(text)]
     for kind, pattern in _PATTERNS:
         for m in pattern.finditer(text):
             raw = m.group(1) if pattern.groups else m.group(0)

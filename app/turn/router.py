@@ -31,8 +31,9 @@ import numpy as np
 import numpy.typing as npt
 
 from app.providers.embeddings.base import Embedder
+from app.tenant import Tenant, generic_tenant
 from app.turn.clamp import INTENTS, SENTIMENTS
-from app.turn.exemplars import INTENT_EXEMPLARS, SENTIMENT_EXEMPLARS
+from app.turn.identifiers import Vocabulary
 
 Matrix = npt.NDArray[np.float64]
 
@@ -113,7 +114,7 @@ _DELETION_NOT = _rx(
 _ASK_ABOUT = _rx(
     r"\b(?:polic(?:y|ies)|(?:in|under) (?:which|what) (?:cases?|situations?|circumstances?)|"
     r"(?:what|which) happens|eligib\w*|guarantee|terms|conditions|"
-    r"(?:do|does|will) (?:you|harborline|they) (?:offer|give|provide|allow|do|have|accept)|"
+    r"(?:do|does|will) (?:you|they) (?:offer|give|provide|allow|do|have|accept)|"
     r"are (?:refunds|cancellations) (?:possible|allowed|available)|how long do you (?:keep|retain)|"
     r"retention|am i (?:able|allowed|entitled)|can i (?:get|ask for|request) a refund if|"
     r"is it possible to (?:get|ask for|request) (?:a )?refund)"
@@ -411,13 +412,20 @@ class Router:
         self,
         embedder: Embedder,
         *,
-        intent_exemplars: Mapping[str, tuple[str, ...]] = INTENT_EXEMPLARS,
-        sentiment_exemplars: Mapping[str, tuple[str, ...]] = SENTIMENT_EXEMPLARS,
+        tenant: Tenant | None = None,
+        intent_exemplars: Mapping[str, tuple[str, ...]] | None = None,
+        sentiment_exemplars: Mapping[str, tuple[str, ...]] | None = None,
         k: int = 5,
         min_similarity: float = 0.3,
         sentiment_min_similarity: float = 0.55,
         sentiment_margin: float = 0.05,
     ) -> None:
+        self.tenant = tenant or generic_tenant()
+        self.vocabulary = Vocabulary.of(self.tenant)
+        if intent_exemplars is None:
+            intent_exemplars = self.tenant.training_exemplars()
+        if sentiment_exemplars is None:
+            sentiment_exemplars = self.tenant.sentiment_exemplars
         unknown = (set(intent_exemplars) - set(INTENTS)) | (
             set(sentiment_exemplars) - set(SENTIMENTS)
         )

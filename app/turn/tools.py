@@ -8,15 +8,12 @@ to widen the query.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.store import Store
 from app.store.models import Order
-
-ORDER_REF = re.compile(r"^ORD-\d{3,6}$")
-CASE_REF = re.compile(r"^CASE-[A-Z0-9]{6}$")
+from app.turn.identifiers import Identifiers, generic_identifiers
 
 TOOL_SPECS: list[dict[str, Any]] = [
     {
@@ -102,6 +99,7 @@ class SessionTools:
     store: Store
     customer_id: str | None
     calls: list[ToolResult] = field(default_factory=list)
+    ids: Identifiers = field(default_factory=generic_identifiers)
 
     async def call(self, name: str, args: dict[str, Any] | None = None) -> ToolResult:
         args = dict(args or {})
@@ -120,8 +118,8 @@ class SessionTools:
         return result
 
     async def _lookupOrder(self, cid: str, args: dict[str, Any]) -> ToolResult:
-        ref = str(args.get("orderRef", "")).strip().upper()
-        if not ORDER_REF.match(ref):
+        ref = self.ids.normalise("order", args.get("orderRef")) or ""
+        if not ref:
             return ToolResult(
                 "lookupOrder",
                 ok=False,
@@ -174,8 +172,8 @@ class SessionTools:
         return ToolResult("lookupSubscription", ok=True, found=True, data=data)
 
     async def _lookupCase(self, cid: str, args: dict[str, Any]) -> ToolResult:
-        ref = str(args.get("caseRef", "")).strip().upper()
-        if not CASE_REF.match(ref):
+        ref = self.ids.normalise("case", args.get("caseRef")) or ""
+        if not ref:
             return ToolResult(
                 "lookupCase",
                 ok=False,
