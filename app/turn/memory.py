@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from app.providers.chat.base import ChatMessage, ChatModel, GenerationRequest
 from app.providers.errors import ProviderError
-from app.turn.prompt import neutralize
+from app.text import neutralize
 from tuning import TUNING, Tuning
 
 log = logging.getLogger(__name__)

@@ -41,7 +41,7 @@ from app.providers.chat.base import (
     drain,
 )
 from app.providers.errors import ProviderConfigError, ProviderError
-from app.turn.prompt import tool_result_text
+from app.text import tool_result_text
 
 JSON_TOOL = "record_output"
 CACHE = {"type": "ephemeral"}
