@@ -14,9 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from pymongo.errors import ConnectionFailure, ServerSelectionTimeoutError
-
-from app.errors import InvalidInput, MessageTooLong
+from app.errors import InvalidInput, MessageTooLong, StoreUnavailable
 from app.identity import Principal
 from app.providers.chat.base import Passage
 from app.providers.embeddings.memo import one_turn
@@ -127,7 +125,7 @@ async def run_turn(
     try:
         with one_turn():  # the router, retrieval and reranker share each query vector
             return await _answer(services, principal, conv, user_msg, sink, started)
-    except (ConnectionFailure, ServerSelectionTimeoutError):
+    except StoreUnavailable:
         raise
     except Exception as exc:
         log.exception("turn failed", extra={"conversationId": conv.id, "seq": seq})
