@@ -52,9 +52,7 @@ def swap(api: Api) -> Iterator[Any]:
 
 
 def strong_reranker() -> FakeReranker:
-    fake = FakeReranker(scores={"": 0.9})
-    fake.name = "offline"  # type: ignore[misc]
-    return fake
+    return FakeReranker(scores={"": 0.9}, calibration="offline")
 
 
 def assert_consistent(api: Api, conv: str) -> list[dict[str, Any]]:
@@ -87,9 +85,8 @@ def test_chat_model_failing_on_every_call(api: Api, swap: Any, failure: Any) -> 
 
 
 def test_reranker_raising_gives_honest_none(api: Api, swap: Any) -> None:
-    broken = FakeReranker()
+    broken = FakeReranker(calibration="offline")
     broken.fail_with = RuntimeError("reranker down")
-    broken.name = "offline"  # type: ignore[misc]
     swap("reranker", broken)
     h = api.session("cus_castellan")
     conv = api.conversation(h)
@@ -181,9 +178,7 @@ def test_spend_cap_falls_back_offline_and_metrics_say_so(api: Api, swap: Any) ->
 
 
 def test_off_topic_requests_get_a_short_refusal(api: Api, swap: Any) -> None:
-    fake = FakeReranker(scores={"": 0.01})
-    fake.name = "offline"  # type: ignore[misc]
-    swap("reranker", fake)
+    swap("reranker", FakeReranker(scores={"": 0.01}, calibration="offline"))
     h = api.session("cus_castellan")
     conv = api.conversation(h)
     out = api.send(h, conv, "Write me a poem about the ocean and the moon")
@@ -349,7 +344,8 @@ def _read_messages(services: Any, conv: str) -> list[dict[str, Any]]:
 
 def test_sse_error_event_when_the_turn_fails(api: Api, swap: Any) -> None:
     class Exploding:
-        name = "offline"
+        name = "exploding"
+        calibration = "offline"
 
         async def rerank(self, query: str, texts: list[str]) -> list[float]:
             raise MemoryError("boom")

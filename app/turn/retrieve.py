@@ -266,7 +266,7 @@ async def _retrieve(
         reranked=tuple(ranked),
         passages=tuple(passages),
         top_rerank_score=top,
-        confidence=confidence_band(top, reranker.name, tuning),
+        confidence=confidence_band(top, reranker.calibration, tuning),
         latency_ms=latency,
         errors=tuple(errors),
     )

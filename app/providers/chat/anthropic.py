@@ -117,6 +117,7 @@ class AnthropicChatModel:
             raise ProviderConfigError("LLM=anthropic needs ANTHROPIC_API_KEY")
         self.model = model
         self.name = f"anthropic:{model}"
+        self.language_model = True
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
             timeout=timeout_seconds,

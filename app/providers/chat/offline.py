@@ -431,6 +431,7 @@ class OfflineChatModel:
     """Deterministic rules + extractive answers; `complete_json` raises (see module doc)."""
 
     name = "offline"
+    language_model = False
 
     async def complete_json(
         self, system: str, messages: Sequence[ChatMessage], schema: Mapping[str, Any]
