@@ -95,6 +95,35 @@ class Capabilities(_Strict):
     cases: bool = True
 
 
+class ExemplarPatterns(_Strict):
+    """Exemplars written as frames x actions: "help me {x}" x "cancel my order"."""
+
+    frames: tuple[str, ...]
+    actions: dict[str, tuple[str, ...]]
+    per_action: int = Field(4, alias="perAction", ge=1)
+
+    @field_validator("frames")
+    @classmethod
+    def _has_slot(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [f for f in value if "{x}" not in f]
+        if bad:
+            raise ValueError(f"frames without {{x}}: {bad}")
+        return value
+
+    def expand(self) -> dict[str, tuple[str, ...]]:
+        """Each action in `per_action` frames, rotating through the frames (deterministic)."""
+        out: dict[str, tuple[str, ...]] = {}
+        k = 0
+        for intent, actions in self.actions.items():
+            texts = []
+            for action in actions:
+                for _ in range(min(self.per_action, len(self.frames))):
+                    texts.append(self.frames[k % len(self.frames)].replace("{x}", action))
+                    k += 1
+            out[intent] = tuple(dict.fromkeys(texts))
+        return out
+
+
 class Tenant(_Strict):
     """One company's vocabulary. Validated at start-up; see `seed/tenant.yaml` for an example."""
 
@@ -115,6 +144,9 @@ class Tenant(_Strict):
     # example utterances by intent / sentiment: the classifier's training data
     exemplars: dict[str, tuple[str, ...]] = {}
     sentiment_exemplars: dict[str, tuple[str, ...]] = Field({}, alias="sentimentExemplars")
+    # tool routing: utterances that ask about the customer's own data, by tool
+    tool_exemplars: dict[str, tuple[str, ...]] = Field({}, alias="toolExemplars")
+    exemplar_patterns: ExemplarPatterns | None = Field(None, alias="exemplarPatterns")
     # localized reply templates: locale -> key -> text with {placeholders}
     templates: dict[str, dict[str, str]] = {}
 
@@ -124,6 +156,14 @@ class Tenant(_Strict):
         extra = set(value) - POLICY_INTENTS
         if extra:
             raise ValueError(f"escalateIntents outside the policy set: {sorted(extra)}")
+        return value
+
+    @field_validator("exemplar_patterns")
+    @classmethod
+    def _pattern_intents(cls, value: ExemplarPatterns | None) -> ExemplarPatterns | None:
+        unknown = set(value.actions) - set(INTENTS) if value else set()
+        if unknown:
+            raise ValueError(f"unknown intents in exemplarPatterns: {sorted(unknown)}")
         return value
 
     @field_validator("policy_phrases", "exemplars")
@@ -176,8 +216,14 @@ class Tenant(_Strict):
         return tuple(i for i in INTENTS if i != "order_status")
 
     def training_exemplars(self) -> dict[str, tuple[str, ...]]:
-        """Exemplars by intent for the classifier, restricted to the tenant's intents."""
-        return {k: v for k, v in self.exemplars.items() if k in self.intents and v}
+        """Exemplars by intent (written + expanded patterns), restricted to the tenant's intents."""
+        merged = {k: list(v) for k, v in self.exemplars.items()}
+        if self.exemplar_patterns is not None:
+            for k, v in self.exemplar_patterns.expand().items():
+                merged.setdefault(k, []).extend(v)
+        return {
+            k: tuple(dict.fromkeys(v)) for k, v in merged.items() if k in self.intents and v
+        }
 
     def text(self, key: str, locale: str | None = None, **values: Any) -> str:
         """A localized template, filled; the default locale when the locale lacks it."""
@@ -195,7 +241,7 @@ class Tenant(_Strict):
 def _merge(generic: Mapping[str, Any], tenant: Mapping[str, Any]) -> dict[str, Any]:
     merged = dict(generic)
     for key, value in tenant.items():
-        if key in ("exemplars", "sentimentExemplars", "sentiment_exemplars") and isinstance(
+        if key in ("exemplars", "sentimentExemplars", "toolExemplars") and isinstance(
             value, Mapping
         ):
             base = dict(merged.get(key) or {})

@@ -426,38 +426,36 @@ def resolve_followup(
 
 # --- tools -------------------------------------------------------------------------------------
 
-_MY_ORDERS = re.compile(
-    r"\b(?:my|our) (?:recent |last |latest |previous |new )?(?:orders?|purchases?|shipments?|"
-    r"deliver(?:y|ies)|packages?|parcels?|hardware order)\b|\bwhere(?:'s| is) my\b|"
-    r"\border (?:history|status)\b|\bi (?:ordered|bought|purchased)\b",
-    re.IGNORECASE,
-)
-_ORDER_WORDS = re.compile(
-    r"\b(?:orders?|ordered|purchases?|shipments?|shipped|shipping|deliver\w*|packages?|parcels?|"
-    r"tracking|arriv\w*|carrier|courier)\b",
-    re.IGNORECASE,
-)
-_MY_SUBSCRIPTION = re.compile(
-    r"\b(?:my|our) (?:current )?(?:plan|subscription|renewal|seats?|licen[cs]es?|contract|"
-    r"billing (?:date|cycle)|tier)\b|\bwhen (?:do|does|will) (?:i|we|my|our)\b.{0,20}"
-    r"\b(?:renew\w*|charged|billed)\b|\bhow many seats (?:do|have) (?:i|we)\b|"
-    r"\b(?:which|what) plan (?:am i|are we|do i|do we)\b",
+# first-person possessives (en/de/fr): "where is my order" reads account data, "how long does
+# shipping take" does not
+_OWN = re.compile(
+    r"(?<!\w)(?:my|our|mine|ours|i|we|mein\w*|unser\w*|ich|wir|ma|mon|mes|notre|nos|je|nous)(?!\w)",
     re.IGNORECASE,
 )
 
 
-def tools_for(text: str, intent: str, identifiers: Sequence[str]) -> tuple[str, ...]:
-    """Which customer-data tools this turn needs, by rule (offline mode)."""
+def tools_for(
+    text: str,
+    intent: str,
+    identifiers: Sequence[str],
+    *,
+    own_subscription: bool = False,
+    available: frozenset[str] = frozenset(TOOLS),
+    ids: Identifiers | None = None,
+) -> tuple[str, ...]:
+    """Which customer-data tools this turn needs (offline mode), from the classifier's route."""
+    ids = ids or generic_identifiers()
+    kinds = {ids.kind_of(i) for i in identifiers}
     tools: list[str] = []
-    if any(i.startswith("ORD-") for i in identifiers):
+    if "order" in kinds:
         tools.append("lookupOrder")
-    elif _MY_ORDERS.search(text) or (intent == "order_status" and _ORDER_WORDS.search(text)):
-        tools.append("listRecentOrders")  # never on a guessed intent alone: it reads account data
-    if _MY_SUBSCRIPTION.search(text):
+    elif intent in ("order_status", "cancellation", "refund_request") and _OWN.search(text):
+        tools.append("listRecentOrders")  # their own orders, not how shipping works
+    if own_subscription:
         tools.append("lookupSubscription")
-    if any(i.startswith("CASE-") for i in identifiers):
+    if "case" in kinds:
         tools.append("lookupCase")
-    return tuple(tools)
+    return tuple(t for t in tools if t in available)
 
 
 # --- the two paths ------------------------------------------------------------------------------
@@ -552,22 +550,28 @@ async def condense_offline(
     if social:
         intent = "acknowledgment" if looks_like_acknowledgment(text) else "other"
     sentiment = (await router.route(text)).sentiment if rewrite.rule else detail.sentiment
-    human = explicit_human_request(text)
-    if human and intent not in _POLICY_OR_HANDOFF:
-        intent = "human_handoff"
+    human = explicit_human_request(text) or intent == "human_handoff"
     ids = router.vocabulary.ids
     if intent in _INFORMATIONAL and ids.first(text, "error_code"):
         intent = "troubleshooting"  # a customer quoting an error code is reporting a fault
 
     identifiers = list(dict.fromkeys(ids.values(text) + ids.values(standalone)))
-    order_id = next((i for i in identifiers if i.startswith("ORD-")), None)
-    case_ref = next((i for i in identifiers if i.startswith("CASE-")), None)
+    order_id = next((i for i in identifiers if ids.kind_of(i) == "order"), None)
+    case_ref = next((i for i in identifiers if ids.kind_of(i) == "case"), None)
     needs_retrieval = not social and intent != "acknowledgment"
+    tools = tools_for(
+        standalone,
+        intent,
+        identifiers,
+        own_subscription=detail.own_subscription,
+        available=router.tenant.tool_names,
+        ids=ids,
+    )
     return Condensation(
         standalone_question=standalone,
         intent=intent,
         needs_retrieval=needs_retrieval,
-        needs_tools=tools_for(standalone, intent, identifiers) if needs_retrieval else (),
+        needs_tools=tools if needs_retrieval else (),
         sentiment=sentiment,
         mentioned_order_id=order_id,
         explicit_human_request=human,
@@ -579,9 +583,6 @@ async def condense_offline(
 
 
 _INFORMATIONAL: Final = frozenset({"feature_question", "account", "other", "how_to"})
-_POLICY_OR_HANDOFF: Final = frozenset(
-    {"billing_dispute", "cancellation", "refund_request", "data_deletion", "legal", "human_handoff"}
-)
 
 
 def _model_messages(
@@ -652,14 +653,14 @@ def _trust_but_verify(
         order_id = None  # the model may not invent an order reference
         clamped.append("mentioned_order_id")
     identifiers = ids.values(message)
-    order_id = order_id or next((i for i in identifiers if i.startswith("ORD-")), None)
+    order_id = order_id or ids.first(message, "order")
     tools = list(result.needs_tools)
     if order_id and "lookupOrder" not in tools:
         tools.append("lookupOrder")
     if "lookupOrder" in tools and not order_id:
         tools.remove("lookupOrder")  # nothing to look up: the tool needs a reference
         clamped.append("needs_tools")
-    case_ref = next((i for i in identifiers if i.startswith("CASE-")), None)
+    case_ref = ids.first(message, "case")
     if case_ref and "lookupCase" not in tools:
         tools.append("lookupCase")
     if "lookupCase" in tools and not case_ref:

@@ -134,6 +134,10 @@ class GenerationRequest:
     tool_runner: ToolRunner | None = None
     max_tool_rounds: int = MAX_TOOL_ROUNDS
     max_tokens: int = 700
+    # the reply language and its phrase table (tenant templates: "sign_in", "order_status", ...);
+    # an empty table means the built-in English wording
+    locale: str = "en"
+    phrases: Mapping[str, str] | None = None
 
 
 @dataclass(frozen=True)
