@@ -81,6 +81,8 @@ async def build_services(
 ) -> Services:
     store = store or open_store(settings)
     await ensure_regular_indexes(store.db)
+    if store.describe()["mode"] == "embedded-file":  # one owning process: safe to repair
+        await store.conversations.reclaim_unused_seqs()
     embedder = embedder or build_embedder(settings, tuning)
     return Services(
         settings=settings,

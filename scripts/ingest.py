@@ -38,7 +38,11 @@ async def main(argv: list[str] | None = None) -> int:
     source = args.dir or settings.seed_dir / "articles"
     store = open_store(settings)
     embedder = build_embedder(settings)
-    where = "a fresh embedded store" if store.embedded else f"database {settings.mongodb_db!r}"
+    where = (
+        f"the embedded store ({store.describe().get('dataDir', 'memory')})"
+        if store.embedded
+        else f"database {settings.mongodb_db!r}"
+    )
     print(f"ingesting {source} into {where} with embedder {embedder.name}")
     reports: list[IngestReport] = []
     try:
