@@ -62,7 +62,7 @@ class IngestReport:
             lines.append(f"tickets: {self.tickets_seen} seen, {self.tickets_written} written")
         lines.extend(f"  bad: {e.path}: {e.reason}" for e in self.bad)
         for slug, phrases in self.flagged.items():
-            quoted = "; ".join(f'"{p}"' for p in phrases[:3])
+            quoted = "; ".join(f'"{p}"' for p in phrases[:3]) or "hidden in a comment"
             lines.append(f"  flagged for review: {slug}: possible prompt injection ({quoted})")
         if self.missing:
             if self.pruned:
