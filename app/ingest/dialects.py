@@ -46,12 +46,13 @@ _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _OBSIDIAN_COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.DOTALL)
 _MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _MDX_IMPORT = re.compile(r"^(?:import|export)\s.*$")
-_INLINE_CODE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
+_INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
 _EMBED = re.compile(r"!\[\[([^\[\]\n]+?)\]\]")
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+_PLACEHOLDER = re.compile("\x00(\\d+)\x00")
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _BLOCK_ID_LINE = re.compile(r"^[ \t]*\^[A-Za-z0-9-]+[ \t]*$")
-_BLOCK_ID_TAIL = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$")
+_BLOCK_ID_TAIL = re.compile(r"(?:[ \t]+|(?<=\]\]))\^[A-Za-z0-9-]+[ \t]*$")
 _HIGHLIGHT = re.compile(r"==(?=\S)(.+?)(?<=\S)==")
 _JSX_LABEL = re.compile(r"\blabel=(?:\"([^\"]*)\"|'([^']*)'|\{[\"'`]([^\"'`]*)[\"'`]\})")
 _TAG = re.compile(r"</?([A-Za-z][\w.:-]*)(?:\s(?:[^<>{}]|\{[^{}]*\})*)?/?>")
@@ -154,14 +155,31 @@ def _segments(text: str) -> list[tuple[bool, str]]:
     return [(code, "\n".join(lines)) for code, lines in out]
 
 
+def _hide_code(text: str) -> tuple[str, list[str]]:
+    """Inline code spans swapped for placeholders (restore with `_restore`)."""
+    spans: list[str] = []
+
+    def hide(m: re.Match[str]) -> str:
+        spans.append(m.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    return _INLINE_CODE.sub(hide, text), spans
+
+
+def _restore(text: str, spans: list[str]) -> str:
+    return _PLACEHOLDER.sub(lambda m: spans[int(m.group(1))], text)
+
+
 def _strip_comments(text: str, *, mdx: bool) -> str:
     parts: list[str] = []
     for code, seg in _segments(text):
         if not code:
+            seg, spans = _hide_code(seg)
             seg = _OBSIDIAN_COMMENT.sub("", _HTML_COMMENT.sub("", seg))
             seg = _MDX_COMMENT.sub("", seg)
             if mdx:
                 seg = "\n".join(ln for ln in seg.split("\n") if not _MDX_IMPORT.match(ln))
+            seg = _restore(seg, spans)
         parts.append(seg)
     return "\n".join(parts)
 
@@ -274,13 +292,7 @@ def _admonition(kind: str, title: str, inner: str, ctx: _Context, level: int) ->
 
 def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> str:
     """Inline rewrites on prose; inline code spans are protected."""
-    spans: list[str] = []
-
-    def hide(m: re.Match[str]) -> str:
-        spans.append(m.group(0))
-        return f"\x00{len(spans) - 1}\x00"
-
-    text = _INLINE_CODE.sub(hide, text)
+    text, spans = _hide_code(text)
     lines = []
     for line in text.split("\n"):
         if _BLOCK_ID_LINE.match(line):
@@ -300,8 +312,7 @@ def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> s
         if not _LIST_OR_QUOTE.match(line) and line.strip():
             line = _SPACES.sub(" ", line)
         lines.append(line.rstrip() if line.strip() else "")
-    text = "\n".join(lines)
-    return re.sub("\x00(\\d+)\x00", lambda m: spans[int(m.group(1))], text)
+    return _restore("\n".join(lines), spans)
 
 
 def _tags(line: str) -> str:
@@ -328,8 +339,8 @@ def _link_label(target: str) -> str:
 
 
 def _split_target(target: str) -> tuple[str, str, str]:
-    """`Note#Heading|label` → (note, fragment, label)."""
-    link, _, label = target.partition("|")
+    """`Note#Heading|label` → (note, fragment, label); `\\|` is a pipe escaped inside a table."""
+    link, _, label = target.replace("\\|", "|").partition("|")
     note, _, fragment = link.partition("#")
     return note.strip(), fragment.strip(), label.strip()
 
@@ -435,7 +446,7 @@ def _block_by_id(body: str, block_id: str) -> str | None:
             while j > 0 and lines[j - 1].strip():
                 j -= 1
             return "\n".join(lines[j:i])
-        if line.rstrip().endswith(" " + marker):
+        if _BLOCK_ID_TAIL.search(line) and line.rstrip().endswith(marker):
             if _LIST_OR_QUOTE.match(line) and not line.lstrip().startswith(">"):
                 return line
             j, k = i, i
