@@ -271,12 +271,16 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def load_tenant(path: Path | None = None) -> Tenant:
+def load_tenant(path: Path | None = None, *, docs_only: bool = False) -> Tenant:
     """The tenant in `path` (a file, or a folder holding `tenant.yaml`) over the generic profile.
 
-    `None`, or a folder without a tenant file, gives the generic profile alone.
+    `None`, or a folder without a tenant file, gives the generic profile alone. `docs_only` (a
+    folder of docs and no customer data) switches the order and subscription tools, and with them
+    the `order_status` intent, off unless the tenant file says otherwise.
     """
     generic = _read_yaml(GENERIC_FILE)
+    if docs_only:
+        generic["capabilities"] = {"orders": False, "subscriptions": False, "cases": True}
     if path is not None and path.is_dir():
         path = path / TENANT_FILE_NAME
     if path is None or not path.exists():
