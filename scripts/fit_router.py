@@ -71,7 +71,8 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
         f1 = _f1(e["precision"], e["recall"])
         rows.append((f1, i["accuracy"], -t, t, e, i))
         print(
-            f"{t:>9.2f} {e['precision']:>7.4f} {e['recall']:>7.4f} {f1:>7.4f} {i['accuracy']:>10.4f}"
+            f"{t:>9.2f} {e['precision']:>7.4f} {e['recall']:>7.4f} {f1:>7.4f} "
+            f"{i['accuracy']:>10.4f}"
         )
     best = max(rows)
     chosen = best[3]

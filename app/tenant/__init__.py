@@ -101,8 +101,11 @@ class ExemplarPatterns(_Strict):
     frames: tuple[str, ...]
     actions: dict[str, tuple[str, ...]]
     per_action: int = Field(4, alias="perAction", ge=1)
+    # the same for noun phrases: "I have a question about {x}" x "cancelling my order"
+    topic_frames: tuple[str, ...] = Field((), alias="topicFrames")
+    topics: dict[str, tuple[str, ...]] = {}
 
-    @field_validator("frames")
+    @field_validator("frames", "topic_frames")
     @classmethod
     def _has_slot(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         bad = [f for f in value if "{x}" not in f]
@@ -111,17 +114,17 @@ class ExemplarPatterns(_Strict):
         return value
 
     def expand(self) -> dict[str, tuple[str, ...]]:
-        """Each action in `per_action` frames, rotating through the frames (deterministic)."""
-        out: dict[str, tuple[str, ...]] = {}
-        k = 0
-        for intent, actions in self.actions.items():
-            texts = []
-            for action in actions:
-                for _ in range(min(self.per_action, len(self.frames))):
-                    texts.append(self.frames[k % len(self.frames)].replace("{x}", action))
-                    k += 1
-            out[intent] = tuple(dict.fromkeys(texts))
-        return out
+        """Each action (topic) in `per_action` frames, rotating through them (deterministic)."""
+        out: dict[str, list[str]] = {}
+        for frames, table in ((self.frames, self.actions), (self.topic_frames, self.topics)):
+            k = 0
+            for intent, actions in table.items():
+                texts = out.setdefault(intent, [])
+                for action in actions:
+                    for _ in range(min(self.per_action, len(frames))):
+                        texts.append(frames[k % len(frames)].replace("{x}", action))
+                        k += 1
+        return {intent: tuple(dict.fromkeys(texts)) for intent, texts in out.items()}
 
 
 class Tenant(_Strict):
@@ -161,7 +164,8 @@ class Tenant(_Strict):
     @field_validator("exemplar_patterns")
     @classmethod
     def _pattern_intents(cls, value: ExemplarPatterns | None) -> ExemplarPatterns | None:
-        unknown = set(value.actions) - set(INTENTS) if value else set()
+        unknown = set(value.actions) | set(value.topics) if value else set()
+        unknown -= set(INTENTS)
         if unknown:
             raise ValueError(f"unknown intents in exemplarPatterns: {sorted(unknown)}")
         return value
@@ -221,9 +225,7 @@ class Tenant(_Strict):
         if self.exemplar_patterns is not None:
             for k, v in self.exemplar_patterns.expand().items():
                 merged.setdefault(k, []).extend(v)
-        return {
-            k: tuple(dict.fromkeys(v)) for k, v in merged.items() if k in self.intents and v
-        }
+        return {k: tuple(dict.fromkeys(v)) for k, v in merged.items() if k in self.intents and v}
 
     def text(self, key: str, locale: str | None = None, **values: Any) -> str:
         """A localized template, filled; the default locale when the locale lacks it."""

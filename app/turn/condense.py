@@ -449,7 +449,7 @@ def tools_for(
     tools: list[str] = []
     if "order" in kinds:
         tools.append("lookupOrder")
-    elif intent in ("order_status", "cancellation", "refund_request") and _OWN.search(text):
+    elif intent == "order_status" and _OWN.search(text):
         tools.append("listRecentOrders")  # their own orders, not how shipping works
     if own_subscription:
         tools.append("lookupSubscription")
@@ -680,3 +680,72 @@ def _trust_but_verify(
 
 def _replace(c: Condensation, **changes: Any) -> Condensation:
     return dataclasses.replace(c, **changes)
+
+
+# --- follow-ups about account data -------------------------------------------------------------
+
+_ORDER_TOOLS: Final = frozenset({"lookupOrder", "listRecentOrders"})
+FOLLOWUP_MAX_WORDS: Final = 8  # "when will it arrive?", "the kiosks one": short, leaning on context
+
+
+def carry_tools(
+    cond: Condensation,
+    previous: Any,
+    ids: Identifiers,
+    available: frozenset[str] = frozenset(TOOLS),
+) -> Condensation:
+    """A short follow-up about the account data the last turn looked up calls that tool again,
+    for the same entity: "when will it arrive?" after an order → that order; "the kiosks one"
+    after an order list → the list (the caller picks the order by product); "and how many
+    seats?" after the subscription → the subscription. `previous` is the last `TurnTrace`."""
+    if previous is None or cond.needs_tools or not cond.needs_retrieval:
+        return cond
+    if len(cond.standalone_question.split()) > FOLLOWUP_MAX_WORDS and not ids.products(
+        cond.standalone_question
+    ):
+        return cond
+    looked_up = {t.tool: t for t in getattr(previous, "tools", ()) if t.ok}
+    tools: list[str] = []
+    order_id = cond.mentioned_order_id
+    standalone = cond.standalone_question
+    product = bool(ids.products(standalone))
+    if cond.intent == "order_status" or (product and looked_up.keys() & _ORDER_TOOLS):
+        if "lookupOrder" in looked_up and looked_up["lookupOrder"].ref and not product:
+            order_id = looked_up["lookupOrder"].ref
+            tools.append("lookupOrder")
+            if order_id not in standalone:
+                standalone = _attach(standalone, order_id)
+        elif looked_up.keys() & _ORDER_TOOLS:
+            tools.append("listRecentOrders")
+    if "lookupSubscription" in looked_up and cond.intent in ("billing_question", "account"):
+        tools.append("lookupSubscription")
+    tools = [t for t in tools if t in available]
+    if not tools:
+        return cond
+    return _replace(
+        cond,
+        needs_tools=tuple(tools),
+        mentioned_order_id=order_id,
+        standalone_question=standalone,
+        identifiers=tuple(dict.fromkeys([*cond.identifiers, *([order_id] if order_id else [])])),
+    )
+
+
+def order_for_products(
+    orders: Sequence[Any], products: Sequence[str], ids: Identifiers
+) -> str | None:
+    """The one listed order containing the named product(s), else None (none, or a guess)."""
+    if not products:
+        return None
+    wanted = {p.casefold() for p in products}
+    matches = []
+    for order in orders:
+        if not isinstance(order, dict):
+            continue
+        names = set()
+        for item in order.get("items") or []:
+            text = f"{item.get('name') or ''} {item.get('sku') or ''}"
+            names |= {n.casefold() for _, n in ids.products(text)}
+        if wanted & names:
+            matches.append(order.get("orderRef"))
+    return matches[0] if len(matches) == 1 and isinstance(matches[0], str) else None

@@ -128,7 +128,7 @@ def _items(items: Any) -> str | None:
 
 
 def _order_sentences(order: Mapping[str, Any], p: Phrases | None = None) -> list[str]:
-    ref = _text(order.get("orderRef")) or "?"
+    ref = _text(order.get("orderRef")) or phrase(p, "your_order", "Your order")
     placed = _text(order.get("placedAt"))
     when = phrase(p, "order_placed", " (placed {date})", date=placed) if placed else ""
     status = _status(order.get("status"))
@@ -161,7 +161,7 @@ def _orders_sentence(orders: Sequence[Any], p: Phrases | None = None) -> str:
     for order in orders:
         if not isinstance(order, Mapping):
             continue
-        ref = _text(order.get("orderRef")) or "?"
+        ref = _text(order.get("orderRef")) or phrase(p, "an_order", "an order")
         placed = _text(order.get("placedAt"))
         when = phrase(p, "orders_item_placed", ", placed {date}", date=placed) if placed else ""
         status = _status(order.get("status"))
@@ -175,7 +175,7 @@ def _orders_sentence(orders: Sequence[Any], p: Phrases | None = None) -> str:
 
 
 def _subscription_sentence(sub: Mapping[str, Any], p: Phrases | None = None) -> str:
-    plan = (_text(sub.get("plan")) or "?").title()
+    plan = (_text(sub.get("plan")) or phrase(p, "unknown", "unknown")).title()
     status = _status(sub.get("status"))
     seats = sub.get("seats")
     s = phrase(p, "subscription", "You're on the {plan} plan ({status})", plan=plan, status=status)
@@ -195,7 +195,7 @@ def _subscription_sentence(sub: Mapping[str, Any], p: Phrases | None = None) -> 
 
 
 def _case_sentence(case: Mapping[str, Any], p: Phrases | None = None) -> str:
-    ref = _text(case.get("caseRef")) or "?"
+    ref = _text(case.get("caseRef")) or phrase(p, "your_case", "Your case")
     s = phrase(
         p, "case_status", "Case {ref} is {status}", ref=ref, status=_status(case.get("status"))
     )

@@ -35,7 +35,7 @@ def _build(settings: Settings, tuning: Tuning) -> Embedder:
             base_url=settings.voyage_base_url,
         )
     if settings.embedder == "fake":
-        return FakeEmbedder()
+        return FakeEmbedder(dimensions=settings.embedding_dimensions)
     from app.providers.embeddings.local_minilm import MiniLMEmbedder
 
     return MiniLMEmbedder(batch_size=tuning.embed_batch_size)
