@@ -181,9 +181,8 @@ def test_another_customers_order_is_not_found(api: Api) -> None:
     assert "ORD-1001" in out["reply"]["content"] and "don't see" in out["reply"]["content"]
     assert "1Z" not in out["reply"]["content"]  # no tracking number leaked
     mine = api.send(h, conv, "What about ORD-1013?")
-    assert {"tool": "lookupOrder", "ok": True, "found": True} in assistant_meta(mine["reply"])[
-        "tools"
-    ]
+    found = {"tool": "lookupOrder", "ok": True, "found": True, "ref": "ORD-1013"}
+    assert found in assistant_meta(mine["reply"])["tools"]
 
 
 def test_tools_never_take_a_customer_id_from_the_model(api: Api) -> None:
