@@ -20,6 +20,15 @@ class Settings(BaseSettings):
         default=None, description="Unset = embedded in-process store (mongomock-ng)."
     )
     mongodb_db: str = "concierge"
+    embedded_store: Literal["file", "memory"] = Field(
+        default="file",
+        description="Embedded mode only. file = durable: written through to SQLite in DATA_DIR "
+        "and owned by one process (locked); memory = gone on exit (tests, throwaway demos).",
+    )
+    data_dir: Path = Field(
+        default=ROOT / "data",
+        description="Embedded file store: its SQLite file and lock. One process per directory.",
+    )
 
     embedder: Literal["local", "voyage", "fake"] = "local"
     local_embedding_model: str = "all-MiniLM-L6-v2"
