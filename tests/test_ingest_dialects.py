@@ -142,6 +142,19 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
         ["???"],
     ),
     (
+        "MkDocs content tabs with icons and code",
+        '=== ":material-apple: macOS"\n\n    Press Cmd.\n\n    ```\n    brew install x\n    ```\n\n'
+        '=== "Windows"\n    Press Ctrl.\n',
+        ["**macOS**\n\nPress Cmd.\n\n```\nbrew install x\n```", "**Windows**\n\nPress Ctrl."],
+        ["===", ":material-apple:", "    ```"],
+    ),
+    (
+        "MkDocs attribute lists dropped",
+        "## Setup { #setup }\n\n[Get started](start.md){ .md-button .md-button--primary }",
+        ["## Setup\n", "[Get started](start.md)\n"],
+        ["{ #setup }", ".md-button"],
+    ),
+    (
         "Docusaurus admonition with title",
         ":::tip Faster\nUse the keyboard.\n:::",
         ["**Faster**\n\nUse the keyboard."],
