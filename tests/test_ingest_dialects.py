@@ -136,6 +136,12 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
         ["!!!", "    You"],
     ),
     (
+        "MkDocs admonition with an explicitly empty title",
+        '!!! note ""\n    Just the body.',
+        ["Just the body."],
+        ["**Note**", "!!!"],
+    ),
+    (
         "MkDocs collapsible admonition without title",
         "??? question\n    Is it free?",
         ["**Question**\n\nIs it free?"],

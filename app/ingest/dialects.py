@@ -228,14 +228,17 @@ def _blocks(text: str, ctx: _Context) -> str:
             continue
         if (m := _MKDOCS.match(line)) or (tab := _MKDOCS_TAB.match(line)):
             flush()
-            kind, title = (m.group(1), m.group(2) or "") if m else ("", tab.group(1) if tab else "")
+            # `!!! note ""` asks for no title at all; a tab's label is its title
+            kind, title = (m.group(1), m.group(2)) if m else ("", tab.group(1) if tab else "")
+            if title == "" and m:
+                kind = ""
             j = i + 1
             while j < len(lines) and (not lines[j].strip() or lines[j][:1] in (" ", "\t")):
                 j += 1
             while j > i + 1 and not lines[j - 1].strip():
                 j -= 1
             inner = "\n".join(_dedent(ln) for ln in lines[i + 1 : j])
-            out.append(_admonition(kind, title, inner, ctx, level))
+            out.append(_admonition(kind, title or "", inner, ctx, level))
             i = j
             continue
         if m := _DOCUSAURUS_OPEN.match(line):
