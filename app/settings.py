@@ -43,6 +43,11 @@ class Settings(BaseSettings):
     session_secret: SecretStr = SecretStr("dev-session-secret-change-me-32bytes!!")
     admin_token: SecretStr = SecretStr("dev-admin-token")
 
+    demo: bool = Field(
+        default=False,
+        description="DEMO=1 (set by `make run`): the /demo console and its identity-token "
+        "minting exist, for loopback clients only, and the published dev secrets are accepted.",
+    )
     cors_origins: list[str] = Field(
         default=["*"],
         description="Sites allowed to embed the widget. Auth is a bearer header, not a cookie, "
