@@ -20,6 +20,15 @@ class Settings(BaseSettings):
         default=None, description="Unset = embedded in-process store (mongomock-ng)."
     )
     mongodb_db: str = "concierge"
+    embedded_store: Literal["file", "memory"] = Field(
+        default="file",
+        description="Embedded mode only. file = durable: written through to SQLite in DATA_DIR "
+        "and owned by one process (locked); memory = gone on exit (tests, throwaway demos).",
+    )
+    data_dir: Path = Field(
+        default=ROOT / "data",
+        description="Embedded file store: its SQLite file and lock. One process per directory.",
+    )
 
     embedder: Literal["local", "voyage", "fake"] = "local"
     local_embedding_model: str = "all-MiniLM-L6-v2"
@@ -60,12 +69,35 @@ class Settings(BaseSettings):
     )
     seed_on_start: bool = True
     seed_dir: Path = ROOT / "seed"
+    articles_dir: Path | None = Field(
+        default=None,
+        description="Serve this folder of docs (Markdown, MDX, HTML; recursively) instead of the "
+        "demo company: articles only, no customers, orders, subscriptions or tickets.",
+    )
+    default_audience: Literal["all", "pro", "enterprise"] | None = Field(
+        default=None,
+        description="Audience for articles whose front matter names none. Unset: such files are "
+        "rejected (entitlement fails closed), except under ARTICLES_DIR, which publishes to all.",
+    )
     ttl_sweep_seconds: float = 60.0
     log_level: str = "INFO"
 
     @property
     def embedded(self) -> bool:
         return not self.mongodb_uri
+
+    @property
+    def docs_only(self) -> bool:
+        """Serving a folder of docs: no customer data exists, so no order/subscription tools."""
+        return self.articles_dir is not None
+
+    @property
+    def audience_default(self) -> str | None:
+        """DEFAULT_AUDIENCE, else `all` for an ARTICLES_DIR folder (pointing the server at a
+        folder of docs publishes it to its visitors), else None: files must say."""
+        if self.default_audience is not None:
+            return self.default_audience
+        return "all" if self.articles_dir is not None else None
 
     @property
     def embedding_dimensions(self) -> int:

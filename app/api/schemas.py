@@ -169,6 +169,7 @@ class EscalationOut(Out):
     reason: str
     intent: str | None
     askedFor: str
+    trigger: str | None = Field(description="The customer's message that set off the handoff.")
     sentiment: str | None
     customer: dict[str, Any] | None
     conversation: dict[str, Any]
@@ -281,6 +282,7 @@ class Readiness(Out):
     store: bool
     corpus: bool
     ready: bool
+    storage: dict[str, Any] = Field(description="Which store this process runs on, and where.")
     error: str | None = None
 
 

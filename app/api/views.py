@@ -42,6 +42,7 @@ def escalation_view(e: Escalation, now: datetime | None = None) -> dict[str, Any
         "reason": e.reason,
         "intent": e.intent,
         "askedFor": e.asked_for,
+        "trigger": e.trigger,
         "sentiment": e.sentiment,
         "customer": e.customer,
         "conversation": e.conversation,
