@@ -14,6 +14,8 @@ import pytest
 from app.links import article_url
 from tests.apihelp import ADMIN, Api, running_app
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(scope="module")
 def api() -> Iterator[Api]:

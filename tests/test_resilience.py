@@ -21,6 +21,8 @@ from app.store import Store
 from tests.apihelp import ADMIN, Api, make_settings, parse_sse, running_app, served
 from tuning import TUNING
 
+pytestmark = pytest.mark.integration
+
 UNLIMITED = replace(
     TUNING, rate_limit_session_per_minute=10**6, rate_limit_address_per_minute=10**6
 )

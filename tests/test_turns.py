@@ -11,6 +11,8 @@ from app.providers.errors import ProviderError
 from app.providers.rerank.fake import FakeReranker
 from tests.apihelp import Api, running_app
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(scope="module")
 def api() -> Iterator[Api]:
