@@ -494,10 +494,10 @@ async def _remember(
     """Counters, verbatim facts, and (every few turns, off the request path) the summary."""
     store, tuning = services.store, services.tuning
     await store.conversations.record_turn(conv.id, failed_turns=failed, last_intent=intent)
-    new_facts = memory.extract_facts(user_msg.content, user_msg.seq)
-    if new_facts:
-        merged = memory.merge_facts(memory.facts_from_docs(conv.facts), new_facts)
-        await store.conversations.update(conv.id, {"facts": [f.to_doc() for f in merged]})
+    known = {f.key for f in memory.facts_from_docs(conv.facts)}
+    fresh = [f for f in memory.extract_facts(user_msg.content, user_msg.seq) if f.key not in known]
+    if fresh:  # appended one document each: what is remembered is never rewritten
+        await store.conversations.add_facts(conv, [f.to_doc() for f in fresh])
     if memory.should_summarize(conv.turn_count + 1, tuning):
         services.spawn(_summarize(services, conv.id))
 
@@ -513,6 +513,4 @@ async def _summarize(services: Services, conversation_id: str) -> None:
         return
     model = services.fallback_model if services.settings.llm == "offline" else services.chat_model
     summary = await memory.summarize(messages, conv.summary, model, services.tuning)
-    await store.conversations.update(
-        conv.id, {"summary": summary, "summarized_through_seq": messages[-1].seq}
-    )
+    await store.conversations.set_summary(conv, summary, messages[-1].seq)
