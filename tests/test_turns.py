@@ -316,6 +316,13 @@ def test_sse_stream_meta_deltas_done(api: Api) -> None:
     names = [e for e, _ in events]
     assert names[0] == "meta" and names[-1] == "done" and "delta" in names
     assert set(names) <= {"meta", "delta", "done"}
+    # the first event only says the message is stored (sent before any slow work) ...
+    first = events[0][1]
+    assert first["stage"] == "stored" and "intent" not in first
+    assert first["userMessage"] == {"id": api.messages(conv)[-2]["_id"], "seq": 1}
+    # ... and the analysis follows in a second meta event, before the answer
+    analysis = next(d for e, d in events[1:] if e == "meta")
+    assert analysis["intent"] and analysis["condensedQuestion"]
     text = "".join(d["text"] for e, d in events if e == "delta")
     done = events[-1][1]["message"]
     assert done["content"].replace(" ", "") == text.replace(" ", "")

@@ -116,6 +116,9 @@ async def run_turn(
         content=masked,
         meta={"masked": True} if masked != content else {},
     )
+    # The first event goes out as soon as the message is stored, before any slow work: the
+    # client knows its message is safe (and its id and seq) while the answer is prepared.
+    await sink.meta({"userMessage": _ref(user_msg), "stage": "stored"})
     conv = await store.conversations.get(conversation.id) or conversation
     if conv.status == "escalated":
         case = await store.escalations.open_for_conversation(conv.id)
