@@ -134,6 +134,7 @@ async def _ingest_articles_dir(services: Services, folder: Path) -> None:
         services.embedder,
         folder,
         services.tuning,
+        prune=True,  # the folder is the whole corpus: a file deleted since last run goes too
         default_audience=services.settings.audience_default,
         progress=progress,
     )

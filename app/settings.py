@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,6 +82,17 @@ class Settings(BaseSettings):
     @property
     def embedded(self) -> bool:
         return not self.mongodb_uri
+
+    @model_validator(mode="after")
+    def _docs_folder_has_its_own_store(self) -> Settings:
+        """ARTICLES_DIR keeps its durable store in DATA_DIR/docs-<folder>-<hash>, so a docs folder
+        never mixes with the demo company's data or with another folder's."""
+        if self.articles_dir is not None and not self.data_dir.name.startswith("docs-"):
+            folder = self.articles_dir.expanduser().resolve()
+            name = re.sub(r"[^a-z0-9]+", "-", folder.name.lower()).strip("-") or "docs"
+            digest = hashlib.sha256(str(folder).encode()).hexdigest()[:8]
+            self.data_dir = self.data_dir / f"docs-{name}-{digest}"
+        return self
 
     @property
     def docs_only(self) -> bool:
