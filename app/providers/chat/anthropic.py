@@ -66,7 +66,7 @@ from app.providers.chat.models import (
 )
 from app.providers.errors import ProviderConfigError, ProviderError
 from app.providers.health import ProviderHealth
-from app.turn.prompt import tool_result_text
+from app.text import tool_result_text
 
 JSON_TOOL = "record_output"
 CACHE = {"type": "ephemeral"}
@@ -229,6 +229,7 @@ class AnthropicChatModel:
             raise ProviderConfigError("LLM=anthropic needs ANTHROPIC_API_KEY")
         self.model = model
         self.name = f"anthropic:{model}"
+        self.language_model = True
         self.capabilities = capabilities or capabilities_for(model)
         self.retry = retry or RetryPolicy(call_timeout_seconds=timeout_seconds)
         self.thinking = thinking_param(self.capabilities, thinking_budget_tokens)
