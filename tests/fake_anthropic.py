@@ -46,6 +46,8 @@ API_KEY = "sk-ant-test-key"
 CACHE_MINIMUM = {
     "claude-sonnet-4-6": 2048,
     "claude-sonnet-4-5": 1024,
+    "claude-sonnet-5": 1024,
+    "claude-opus-4-1": 1024,
     "claude-opus-4-6": 4096,
     "claude-haiku-4-5": 4096,
 }

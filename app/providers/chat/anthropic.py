@@ -299,7 +299,9 @@ class AnthropicChatModel:
 
     async def _create(self, params: dict[str, Any]) -> Any:
         async def attempt(seconds: float) -> Any:
-            return await self._client.messages.create(**params, timeout=seconds)
+            message = await self._client.messages.create(**params, timeout=seconds)
+            _blocks(message)  # a reply without content is a failed call (counted in health)
+            return message
 
         return await self._call(attempt)
 

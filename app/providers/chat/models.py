@@ -1,7 +1,8 @@
 """What each Claude model accepts, declared as data; requests are built from these, not guessed.
 
 Sources (checked 2026-11-30): Anthropic's prompt-caching, extended-thinking, structured-outputs
-and tool-use documentation. Where sources disagree the conservative value is used and the reason
+and tool-use documentation, and the model list of the pinned SDK (2.14.0). Haiku 5's minimum is
+not published: it is given its predecessor's 4,096 until measured. Where sources disagree the conservative value is used and the reason
 is noted: claiming caching that cannot engage is the failure this table exists to prevent.
 
 - `cache_min_tokens`: below this many tokens in the cached prefix (tools + system), the API
@@ -36,6 +37,13 @@ class ModelCapabilities:
 
 # Longest matching prefix wins (so "claude-sonnet-4-5" beats "claude-sonnet-4").
 _TABLE: dict[str, ModelCapabilities] = {
+    "claude-opus-5": ModelCapabilities(True, True, True, 512, adaptive_thinking=True),
+    "claude-fable-5": ModelCapabilities(True, True, True, 512, adaptive_thinking=True),
+    "claude-mythos-5": ModelCapabilities(True, True, True, 512, adaptive_thinking=True),
+    "claude-sonnet-5": ModelCapabilities(True, True, True, 1024, adaptive_thinking=True),
+    "claude-haiku-5": ModelCapabilities(True, True, True, 4096, adaptive_thinking=True),
+    "claude-opus-4-8": ModelCapabilities(True, True, True, 1024, adaptive_thinking=True),
+    "claude-opus-4-7": ModelCapabilities(True, True, True, 2048, adaptive_thinking=True),
     "claude-opus-4-6": ModelCapabilities(True, True, True, 4096, adaptive_thinking=True),
     "claude-opus-4-5": ModelCapabilities(True, True, True, 4096),
     "claude-opus-4-1": ModelCapabilities(True, True, True, 1024),
