@@ -126,6 +126,8 @@ class Tuning:
     turn_budget_seconds: float = 30.0  # past this a chat widget looks broken; hard stop
     condense_budget_seconds: float = 6.0  # one small JSON call (~200 output tokens)
     retrieve_budget_seconds: float = 6.0  # query embedding + three rankers + rerank
+    embed_budget_seconds: float = 2.0  # of retrieve: a query embeds in ~0.1-0.3 s when healthy
+    rerank_budget_seconds: float = 3.0  # of retrieve: 20 passages through a rerank API ≈ 0.5 s
     generation_round_budget_seconds: float = 15.0  # each model call of the answer's tool loop
     summary_budget_seconds: float = 30.0  # off the request path, but never an unbounded call
     provider_max_retries: int = 1  # one retry rides out a blip; more spends the customer's wait

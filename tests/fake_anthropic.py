@@ -302,12 +302,12 @@ class MessagesAPI:
             content=text.encode(),
         )
 
-    def model(self, **kwargs: Any) -> AnthropicChatModel:
+    def model(self, api_key: str = API_KEY, **kwargs: Any) -> AnthropicChatModel:
         """The adapter as production builds it (its retry policy from tuning.py)."""
         kwargs.setdefault("retry", RetryPolicy.from_tuning(TUNING))
         kwargs.setdefault("model", MODEL)
         client = httpx2.AsyncClient(transport=httpx2.MockTransport(self.handler))
-        return AnthropicChatModel(API_KEY, http_client=client, **kwargs)
+        return AnthropicChatModel(api_key, http_client=client, **kwargs)
 
 
 async def _never() -> httpx2.Response:

@@ -55,6 +55,18 @@ def deadline(seconds: float | None) -> Iterator[None]:
         _DEADLINE.reset(token)
 
 
+GRACE_SECONDS = 0.25  # how long a stage's hard stop waits for an adapter to give up by itself
+
+
+def guard() -> asyncio.Timeout:
+    """A hard stop just after the current deadline, for awaitables that may ignore it.
+
+    Well-behaved adapters size their own timeouts from `remaining()` and raise a `ProviderError`
+    that names the provider and the failure; the grace lets that error win the race."""
+    left = remaining()
+    return asyncio.timeout(None if left is None else left + GRACE_SECONDS)
+
+
 async def within(awaitable: Awaitable[T], seconds: float | None) -> T:
     """`await awaitable` under a stage budget, cancelled (TimeoutError) when it runs out.
 
@@ -62,7 +74,7 @@ async def within(awaitable: Awaitable[T], seconds: float | None) -> T:
     adapter gives up on its own with a `ProviderError` naming the provider before this fires.
     """
     with deadline(seconds):
-        async with asyncio.timeout(remaining()):
+        async with guard():
             return await awaitable
 
 

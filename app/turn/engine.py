@@ -320,6 +320,7 @@ async def _answer(
         "model": answer.model if answer else "rules",
         "offTopic": answer is None and not decision.escalate,
         "fallbackReason": answer.fallback_reason if answer else None,
+        "stopReason": answer.stop_reason if answer else None,
         "spendCapReached": capped,
         "retrievalReason": retrieval.reason if retrieval else None,
         "retrievalErrors": list(retrieval.errors) if retrieval else [],

@@ -130,12 +130,16 @@ def clean_query(text: str | None, max_chars: int) -> tuple[str, bool]:
     return (cut[:space] if space > 0 else cut).rstrip(), True
 
 
-async def _timed(awaitable: Awaitable[T]) -> tuple[T | BaseException, float]:
-    """The result (or the exception), and how long it took; bounded by the stage's budget."""
+async def _timed(
+    awaitable: Awaitable[T], seconds: float | None = None
+) -> tuple[T | BaseException, float]:
+    """The result (or the exception), and how long it took; bounded by `seconds` and by the
+    stage's remaining budget, whichever ends first."""
     start = time.perf_counter()
     try:
-        async with asyncio.timeout(budget.remaining()):
-            result: T | BaseException = await awaitable
+        with budget.deadline(seconds):
+            async with budget.guard():
+                result: T | BaseException = await awaitable
     except TimeoutError:
         result = ProviderError("the retrieval budget ran out", "timeout")
     except Exception as exc:
@@ -213,7 +217,10 @@ async def _retrieve(
         return _empty(base, latency, "empty query")
 
     errors: list[str] = []
-    embedded, latency["embed"] = await _timed(embedder.embed_query(base.query))
+    # the query embedding gets a slice of the stage, so the lexical ranker still has time after it
+    embedded, latency["embed"] = await _timed(
+        embedder.embed_query(base.query), tuning.embed_budget_seconds
+    )
     vector: list[float] | None = None
     if isinstance(embedded, BaseException):
         # no query vector (provider down or out of time): the lexical ranker still runs
@@ -280,7 +287,8 @@ async def _retrieve(
             reranker,
             tuning.rerank_shortlist,
             tuning.rerank_reserved_per_ranker,
-        )
+        ),
+        tuning.rerank_budget_seconds,
     )
     if isinstance(ranked, BaseException):
         errors.append(f"rerank: {type(ranked).__name__}: {ranked}")

@@ -2,8 +2,9 @@
 
 Sources (checked 2026-11-30): Anthropic's prompt-caching, extended-thinking, structured-outputs
 and tool-use documentation, and the model list of the pinned SDK (2.14.0). Haiku 5's minimum is
-not published: it is given its predecessor's 4,096 until measured. Where sources disagree the conservative value is used and the reason
-is noted: claiming caching that cannot engage is the failure this table exists to prevent.
+not published: it is given its predecessor's 4,096 until measured. Where sources disagree the
+conservative value is used and the reason is noted: claiming caching that cannot engage is the
+failure this table exists to prevent.
 
 - `cache_min_tokens`: below this many tokens in the cached prefix (tools + system), the API
   silently caches nothing and reports zero cache tokens. Sonnet 4.6 is documented at 1,024 but
