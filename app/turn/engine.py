@@ -23,6 +23,7 @@ from app.providers.chat.base import Passage, Usage
 from app.providers.embeddings.memo import one_turn
 from app.store.models import Conversation, Message
 from app.turn import memory, problem
+from app.turn.clamp import without_customer_data
 from app.turn.condense import condense
 from app.turn.escalate import (
     Decision,
@@ -194,6 +195,8 @@ async def _answer(
         prev_standalone=prev_standalone,
     )
     latency["condense"] = _ms(t)
+    if services.settings.docs_only:  # ARTICLES_DIR: no orders or subscriptions exist here
+        cond = without_customer_data(cond)
 
     # -- retrieve and tools, unless policy sends this straight to a person
     retrieval: RetrievalResult | None = None
