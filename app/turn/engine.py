@@ -118,6 +118,9 @@ async def run_turn(
         content=masked,
         meta={"masked": True} if masked != content else {},
     )
+    # The first event goes out as soon as the message is stored, before any slow work: the
+    # client knows its message is safe (and its id and seq) while the answer is prepared.
+    await sink.meta({"userMessage": _ref(user_msg), "stage": "stored"})
     conv = await store.conversations.get(conversation.id) or conversation
     if conv.status == "escalated":
         case = await store.escalations.open_for_conversation(conv.id)
@@ -507,10 +510,10 @@ async def _remember(
     """Counters, verbatim facts, and (every few turns, off the request path) the summary."""
     store, tuning = services.store, services.tuning
     await store.conversations.record_turn(conv.id, failed_turns=failed, last_intent=intent)
-    new_facts = memory.extract_facts(user_msg.content, user_msg.seq)
-    if new_facts:
-        merged = memory.merge_facts(memory.facts_from_docs(conv.facts), new_facts)
-        await store.conversations.update(conv.id, {"facts": [f.to_doc() for f in merged]})
+    known = {f.key for f in memory.facts_from_docs(conv.facts)}
+    fresh = [f for f in memory.extract_facts(user_msg.content, user_msg.seq) if f.key not in known]
+    if fresh:  # appended one document each: what is remembered is never rewritten
+        await store.conversations.add_facts(conv, [f.to_doc() for f in fresh])
     if memory.should_summarize(conv.turn_count + 1, tuning):
         services.spawn(_summarize(services, conv.id))
 
@@ -540,6 +543,4 @@ async def _summarize(services: Services, conversation_id: str) -> None:
         meter=meter,
         timeout_seconds=services.tuning.summary_budget_seconds,
     )
-    await store.conversations.update(
-        conv.id, {"summary": summary, "summarized_through_seq": messages[-1].seq}
-    )
+    await store.conversations.set_summary(conv, summary, messages[-1].seq)
