@@ -33,7 +33,6 @@ class Settings(BaseSettings):
     )
 
     embedder: Literal["local", "voyage", "fake"] = "local"
-    local_embedding_model: str = "all-MiniLM-L6-v2"
     voyage_api_key: SecretStr | None = None
     voyage_base_url: str | None = None
     voyage_embedding_model: str = "voyage-3.5"
@@ -62,6 +61,11 @@ class Settings(BaseSettings):
     session_secret: SecretStr = SecretStr("dev-session-secret-change-me-32bytes!!")
     admin_token: SecretStr = SecretStr("dev-admin-token")
 
+    demo: bool = Field(
+        default=False,
+        description="DEMO=1 (set by `make run`): the /demo console and its identity-token "
+        "minting exist, for loopback clients only, and the published dev secrets are accepted.",
+    )
     cors_origins: list[str] = Field(
         default=["*"],
         description="Sites allowed to embed the widget. Auth is a bearer header, not a cookie, "
