@@ -149,6 +149,7 @@ def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
 
 
+@pytest.mark.slow
 async def test_cross_encoder_scores_a_tiny_random_bert(tiny_bert: Path) -> None:
     r = CrossEncoderReranker(str(tiny_bert), max_length=64)
     texts = ["reset password", "auth 302", "unknown words entirely"]
@@ -158,6 +159,7 @@ async def test_cross_encoder_scores_a_tiny_random_bert(tiny_bert: Path) -> None:
     assert await r.rerank("q", []) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("logit", [2.0, -3.0])
 async def test_cross_encoder_applies_sigmoid_to_raw_logits(tmp_path: Path, logit: float) -> None:
     r = CrossEncoderReranker(str(_tiny_bert(tmp_path, bias=logit)), max_length=64)
