@@ -128,7 +128,7 @@ async def test_a_folder_is_reported_in_one_pass_with_counts_and_progress(
     assert len(report.ingested) == 25
     assert sorted(Path(e.path).name for e in report.bad) == ["broken.md", "odd.md"]
     assert report.summary().startswith("articles: 27 seen, 25 ingested, 0 unchanged, 2 bad")
-    assert seen and seen[-1] == (25, 25)
+    assert seen[0] == (0, 25) and seen[-1] == (25, 25)
     assert all(total == 25 for _, total in seen) and len(seen) >= 2
 
 
