@@ -46,6 +46,8 @@ def docs(tmp_path: Path) -> Path:
     _write(tmp_path, "gated.md", "---\naudience: enterprise\n---\nAudit logs.\n")
     _write(tmp_path, "Sync/draft.md", "---\ndraft: true\n---\nSoon.\n")
     _write(tmp_path, "README.md", "# About this folder\n")
+    _write(tmp_path, ".obsidian/workspace.md", "app state\n")
+    _write(tmp_path, "node_modules/pkg/readme.md", "a dependency\n")
     return tmp_path
 
 
