@@ -347,8 +347,8 @@ def source_files(paths_or_dir: str | Path | Iterable[str | Path]) -> list[tuple[
     """(file, display path, path relative to its root) for every source file, sorted.
 
     Directories are walked recursively; hidden files and folders (`.obsidian`), `node_modules`,
-    a README at the root and files of unknown type are skipped silently; a file named explicitly is always loaded (and rejected
-    if its type is unknown).
+    a README at the root and files of unknown type are skipped silently; a file named explicitly
+    is always loaded (and rejected if its type is unknown).
     """
     roots = [paths_or_dir] if isinstance(paths_or_dir, (str, Path)) else list(paths_or_dir)
     found: list[tuple[Path, str, str]] = []
