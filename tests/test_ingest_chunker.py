@@ -146,3 +146,16 @@ def test_body_with_only_headings_gives_no_chunks() -> None:
 def test_rejects_nonsense_sizes() -> None:
     with pytest.raises(ValueError):
         chunk_article("T", "text", max_chars=0, overlap=0)
+
+
+def test_overlap_starts_at_a_line_and_never_leaves_half_a_bold_span() -> None:
+    faq = "\n".join(
+        f"**Question {i} about refunds and what happens to my remote vault?**\nAnswer {i}."
+        for i in range(12)
+    )
+    chunks = chunk_article("FAQ", "## FAQ\n\n" + faq, 300, 80)
+    assert len(chunks) > 1
+    for c in chunks[1:]:
+        body = c.text.split("\n\n", 1)[1]
+        assert body.count("**") % 2 == 0, body
+        assert body.startswith(("**Question", "Answer")), body
