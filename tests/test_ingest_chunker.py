@@ -148,14 +148,15 @@ def test_rejects_nonsense_sizes() -> None:
         chunk_article("T", "text", max_chars=0, overlap=0)
 
 
-def test_overlap_starts_at_a_line_and_never_leaves_half_a_bold_span() -> None:
+def test_overlap_never_leaves_half_a_bold_span() -> None:
     faq = "\n".join(
-        f"**Question {i} about refunds and what happens to my remote vault?**\nAnswer {i}."
-        for i in range(12)
+        f"**Question {i}: what happens to my remote vault and my site when I ask for a refund?**"
+        f"\nThe answer {i} is long enough to matter here."
+        for i in range(8)
     )
-    chunks = chunk_article("FAQ", "## FAQ\n\n" + faq, 300, 80)
-    assert len(chunks) > 1
+    chunks = chunk_article("FAQ", "## FAQ\n\n" + faq, 250, 60)
+    assert len(chunks) > 2
     for c in chunks[1:]:
         body = c.text.split("\n\n", 1)[1]
         assert body.count("**") % 2 == 0, body
-        assert body.startswith(("**Question", "Answer")), body
+        assert body.startswith("**"), body  # the carried-over tail of a bold question
