@@ -156,7 +156,7 @@ def test_overlap_never_leaves_half_a_bold_span() -> None:
     )
     chunks = chunk_article("FAQ", "## FAQ\n\n" + faq, 250, 60)
     assert len(chunks) > 2
-    for c in chunks[1:]:
-        body = c.text.split("\n\n", 1)[1]
-        assert body.count("**") % 2 == 0, body
-        assert body.startswith("**"), body  # the carried-over tail of a bold question
+    bodies = [c.text.split("\n\n", 1)[1] for c in chunks[1:]]
+    assert all(b.count("**") % 2 == 0 for b in bodies), bodies
+    # at least one continuation carried over the tail of a bold question, reopened
+    assert any(b.startswith("**") and not b.startswith("**Question") for b in bodies), bodies
