@@ -94,6 +94,11 @@ class Tuning:
     summarize_every_turns: int = 6  # older turns fold into the summary at this cadence
     anonymous_session_ttl_days: int = 30  # an anonymous session is a cache, not a record
     memory_budget_chars: int = 6000  # summary + facts + verbatim turns stay under this
+    # Sized in tokens (estimated at 4 characters each), not turns, so turn 200 costs what turn 20
+    # does: the summary holds about the 120 words its prompt asks for, the facts about 40 short
+    # lines' worth of identifiers and constraints (the most important kept when over).
+    memory_summary_tokens: int = 200
+    memory_facts_tokens: int = 160
 
     # --- ingestion ---
     max_chunk_size: int = 1200  # characters; ~250 tokens fits MiniLM's 256-token window
