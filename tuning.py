@@ -105,6 +105,9 @@ class Tuning:
     chunk_overlap: int = 150  # characters carried into the next chunk so no sentence is orphaned
     max_document_bytes: int = 1_000_000  # larger files are rejected, not truncated silently
     embed_batch_size: int = 32  # MiniLM on 2 CPU cores: large enough to amortise, small enough
+    # concurrent turns' queries wait this long to share one forward pass (1 client: +2 ms)
+    query_batch_window_ms: float = 2.0
+    embed_threads: int = 0  # torch threads; 0 = every core but one (the event loop needs one)
 
     # --- entitlement (DESIGN 5.2) ---
     audience_ladder: Mapping[str, tuple[str, ...]] = field(
