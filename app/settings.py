@@ -33,7 +33,6 @@ class Settings(BaseSettings):
     )
 
     embedder: Literal["local", "voyage", "fake"] = "local"
-    local_embedding_model: str = "all-MiniLM-L6-v2"
     voyage_api_key: SecretStr | None = None
     voyage_base_url: str | None = None
     voyage_embedding_model: str = "voyage-3.5"
@@ -46,7 +45,15 @@ class Settings(BaseSettings):
     llm: Literal["offline", "anthropic"] = "offline"
     anthropic_api_key: SecretStr | None = None
     anthropic_model: str = "claude-sonnet-4-6"
-    anthropic_timeout_seconds: float = 30.0
+    anthropic_timeout_seconds: float = Field(
+        default=30.0, description="Cap on one HTTP call; turn stages have budgets in tuning.py."
+    )
+    anthropic_thinking_budget_tokens: int = Field(
+        default=0,
+        ge=0,
+        description="Extended thinking for answers (0 = off; at least 1024 when on). Used only "
+        "by models that support it; never for the JSON condensation call.",
+    )
     llm_price_input_per_mtok_usd: float = 3.0
     llm_price_output_per_mtok_usd: float = 15.0
 
@@ -54,6 +61,11 @@ class Settings(BaseSettings):
     session_secret: SecretStr = SecretStr("dev-session-secret-change-me-32bytes!!")
     admin_token: SecretStr = SecretStr("dev-admin-token")
 
+    demo: bool = Field(
+        default=False,
+        description="DEMO=1 (set by `make run`): the /demo console and its identity-token "
+        "minting exist, for loopback clients only, and the published dev secrets are accepted.",
+    )
     cors_origins: list[str] = Field(
         default=["*"],
         description="Sites allowed to embed the widget. Auth is a bearer header, not a cookie, "

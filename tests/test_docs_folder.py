@@ -12,6 +12,8 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from tests.apihelp import make_settings, running_app
 
+pytestmark = pytest.mark.integration
+
 RAW_SYNTAX = re.compile(r"\[\[|\]\]|\[![a-z]+\]|^:::|^!!! |&lt;!--|%%|\{/\*|&lt;Tab", re.M)
 
 

@@ -142,13 +142,6 @@ class ConversationRepo:
             upsert=True,
         )
 
-    async def list_owned(
-        self, *, customer_id: str | None, anonymous_id: str | None, limit: int = 20
-    ) -> list[Conversation]:
-        cursor = self._c.find(owner_filter(customer_id, anonymous_id))
-        docs = await cursor.sort("updatedAt", -1).limit(limit).to_list()
-        return [Conversation.from_doc(d) for d in docs]
-
     async def allocate_seq(self, conversation_id: str) -> int:
         """Atomically reserve the next message sequence number ($inc on the conversation)."""
         doc = await self._c.find_one_and_update(
@@ -277,9 +270,6 @@ class MessageRepo:
         cursor = self._c.find({"conversationId": conversation_id, "seq": {"$gt": after_seq}})
         return [Message.from_doc(d) for d in await cursor.sort("seq", 1).to_list()]
 
-    async def set_meta(self, message_id: str, meta: dict[str, Any]) -> None:
-        await self._c.update_one({"_id": message_id}, {"$set": {"meta": meta}})
-
     async def delete_for_conversations(self, conversation_ids: list[str]) -> int:
         res = await self._c.delete_many({"conversationId": {"$in": conversation_ids}})
         return int(res.deleted_count)
@@ -309,10 +299,6 @@ class FeedbackRepo:
         )
         await self._c.insert_one(fb.to_doc())
         return fb
-
-    async def for_conversation(self, conversation_id: str) -> list[Feedback]:
-        cursor = self._c.find({"conversationId": conversation_id}).sort("createdAt", 1)
-        return [Feedback.from_doc(d) for d in await cursor.to_list()]
 
     async def delete_for_conversations(self, conversation_ids: list[str]) -> int:
         res = await self._c.delete_many({"conversationId": {"$in": conversation_ids}})
