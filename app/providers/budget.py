@@ -55,6 +55,17 @@ def deadline(seconds: float | None) -> Iterator[None]:
         _DEADLINE.reset(token)
 
 
+@contextmanager
+def detached() -> Iterator[None]:
+    """Leave the enclosing deadline behind: for work spawned by a turn that outlives it (the
+    summary runs after the reply is sent, under its own budget, not the turn's remainder)."""
+    token = _DEADLINE.set(None)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
 GRACE_SECONDS = 0.25  # how long a stage's hard stop waits for an adapter to give up by itself
 
 

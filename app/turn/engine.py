@@ -535,12 +535,13 @@ async def _summarize(services: Services, conversation_id: str) -> None:
     async def meter(usage: Usage) -> None:
         await spend.add_usage(store, services.settings, usage)
 
-    summary = await memory.summarize(
-        messages,
-        conv.summary,
-        model if model.language_model else None,
-        services.tuning,
-        meter=meter,
-        timeout_seconds=services.tuning.summary_budget_seconds,
-    )
+    with budget.detached():  # spawned by a turn, but not bounded by what is left of it
+        summary = await memory.summarize(
+            messages,
+            conv.summary,
+            model if model.language_model else None,
+            services.tuning,
+            meter=meter,
+            timeout_seconds=services.tuning.summary_budget_seconds,
+        )
     await store.conversations.set_summary(conv, summary, messages[-1].seq)
