@@ -13,6 +13,7 @@ from app.store.escalations import EscalationRepo
 from app.store.guard import guard
 from app.store.knowledge import ArticleRepo, ChunkRepo, TicketRepo
 from app.store.limits import RateLimitRepo, SpendRepo
+from app.store.sessions import RevokedSessionRepo
 
 
 @dataclass
@@ -37,6 +38,7 @@ class Store:
     escalations: EscalationRepo = field(init=False)
     rate_limits: RateLimitRepo = field(init=False)
     spend: SpendRepo = field(init=False)
+    revoked_sessions: RevokedSessionRepo = field(init=False)
 
     def __post_init__(self) -> None:
         self.db = guard(self.db)
@@ -52,6 +54,7 @@ class Store:
         self.escalations = EscalationRepo(self.db)
         self.rate_limits = RateLimitRepo(self.db)
         self.spend = SpendRepo(self.db)
+        self.revoked_sessions = RevokedSessionRepo(self.db)
 
     async def ping(self) -> bool:
         try:
