@@ -131,9 +131,8 @@ def test_signed_out_session_cannot_read_the_conversation(api: Api) -> None:
     after = api.client.get(f"/v1/conversations/{conv}", headers=headers)
     assert after.status_code == 401 and "signed out" in after.json()["detail"]
     # A new session for the same customer still reaches their own record.
-    again = {
-        "Authorization": f"Bearer {sign_in(api, token({'sub': 'host-user-80'})).json()['sessionToken']}"
-    }
+    renewed = sign_in(api, token({"sub": "host-user-80"})).json()["sessionToken"]
+    again = {"Authorization": f"Bearer {renewed}"}
     assert api.client.get(f"/v1/conversations/{conv}", headers=again).status_code == 200
 
 

@@ -792,6 +792,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
   let abortCtl = null;
   let pollTimer = null;
   let pollFailures = 0;
+  let nextPollMs = null; // when the next poll runs (null: none scheduled)
   let sessionPromise = null;
   let unread = 0;
   let pendingFeedback = null;
@@ -856,6 +857,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
       open: isOpen,
       busy,
       unreadCount: unread,
+      pollDelayMs: nextPollMs,
       locale: lang,
       apiBase: API,
       version: VERSION,
@@ -1686,7 +1688,10 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
       let fresh = 0;
       for (const m of msgs) {
         renderMessage(m);
-        if (m.role !== 'user' && m.seq > (st.readSeq || 0)) fresh++;
+        if (m.role !== 'user' && m.seq > (st.readSeq || 0) && !isOpen) {
+          fresh++;
+          emit('message', { id: m.id, role: m.role, conversationId: st.conversationId });
+        }
       }
       if (isOpen) markRead();
       else setUnread(fresh);
@@ -1726,6 +1731,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
   }
   function schedulePoll() {
     clearTimeout(pollTimer);
+    nextPollMs = null;
     if (!mounted || !st.conversationId) return;
     let ms = isOpen ? POLL_OPEN_MS : st.status === 'escalated' ? POLL_BACKGROUND_MS : 0;
     if (!ms) return;
@@ -1733,6 +1739,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     if (navigator.onLine === false) return; // the `online` event restarts it
     // A server that keeps failing is asked half as often each time, up to once a minute.
     ms = Math.min(POLL_MAX_MS, ms * Math.pow(2, Math.min(pollFailures, 5)));
+    nextPollMs = ms;
     const myGen = gen;
     pollTimer = setTimeout(async () => {
       await pollOnce();
@@ -2061,10 +2068,14 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     clearLog();
     syncLaunchers();
     if (typeof identity === 'function') identify(identity);
-    else if (st.conversationId) {
-      // Restore in the background so replies that arrived while away show as unread.
+    else if (initial || st.conversationId) {
+      // Verify a signed-in customer at once (their name in the header, errors early), and
+      // restore in the background so replies that arrived while away show as unread.
       const myGen = gen;
-      restore().then(() => myGen === gen && schedulePoll());
+      (initial ? ensureSession() : Promise.resolve())
+        .then(() => myGen === gen && st.conversationId && restore())
+        .then(() => myGen === gen && schedulePoll())
+        .catch((e) => myGen === gen && handleError(e, null));
     }
     emit('ready', { version: VERSION });
   }
