@@ -115,7 +115,7 @@ class Tuning:
     # --- abuse controls ---
     rate_limit_session_per_minute: int = 20  # a fast human types ~6 messages a minute
     rate_limit_address_per_minute: int = 60  # several people behind one NAT
-    max_message_chars: int = 4000  # longer is a paste of logs; we truncate retrieval input
+    max_message_chars: int = 4000  # longer is a paste of logs: refused (413) with what to do
     max_body_bytes: int = 64_000  # request bodies beyond this are 413
     daily_spend_cap_usd: float = 20.0  # past this, turns fall back to the offline provider
 

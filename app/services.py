@@ -7,6 +7,7 @@ import contextlib
 import logging
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from app.providers.chat import build_chat_model, build_fallback_chat_model
@@ -44,7 +45,11 @@ class Services:
     async def readiness(self) -> dict[str, Any]:
         """What /readyz reports: the store answers and the corpus is searchable."""
         store_ok = await self.store.ping()
-        checks: dict[str, Any] = {"store": store_ok, "corpus": self.corpus_ready}
+        checks: dict[str, Any] = {
+            "store": store_ok,
+            "corpus": self.corpus_ready,
+            "storage": self.store.describe(),
+        }
         if self.startup_error:
             checks["error"] = self.startup_error
         checks["ready"] = bool(store_ok and self.corpus_ready)
@@ -77,6 +82,8 @@ async def build_services(
 ) -> Services:
     store = store or open_store(settings)
     await ensure_regular_indexes(store.db)
+    if store.describe()["mode"] == "embedded-file":  # one owning process: safe to repair
+        await store.conversations.reclaim_unused_seqs()
     embedder = embedder or build_embedder(settings, tuning)
     return Services(
         settings=settings,
@@ -96,7 +103,9 @@ async def prepare_corpus(services: Services) -> None:
 
     try:
         s = services.settings
-        if services.store.embedded and s.seed_on_start:
+        if services.store.embedded and s.seed_on_start and s.articles_dir is not None:
+            await _ingest_articles_dir(services, s.articles_dir)
+        elif services.store.embedded and s.seed_on_start:
             report = await seed_store(services.store, services.embedder, s.seed_dir)
             log.info("seed complete", extra={"report": report.summary()})
         await services.router.warm()
@@ -106,11 +115,41 @@ async def prepare_corpus(services: Services) -> None:
         services.search = await build_search(services)
         articles = await services.store.articles.count({"status": "published"})
         services.corpus_ready = articles > 0
-        if not services.corpus_ready:
+        if not services.corpus_ready and services.startup_error is None:
             services.startup_error = "no published articles: run `make seed` / `make ingest`"
     except Exception as exc:  # the service stays up and says why it is not ready
         log.exception("corpus preparation failed")
         services.startup_error = f"corpus preparation failed: {exc}"
+
+
+async def _ingest_articles_dir(services: Services, folder: Path) -> None:
+    """ARTICLES_DIR: that folder's docs are the whole corpus (no customers, orders or tickets)."""
+    from app.ingest.pipeline import ingest_corpus
+
+    def progress(done: int, total: int) -> None:
+        log.info("ingest progress", extra={"folder": str(folder), "done": done, "total": total})
+
+    report = await ingest_corpus(
+        services.store,
+        services.embedder,
+        folder,
+        services.tuning,
+        prune=True,  # the folder is the whole corpus: a file deleted since last run goes too
+        default_audience=services.settings.audience_default,
+        progress=progress,
+    )
+    log.info("articles ingested", extra={"folder": str(folder), "report": report.counts()})
+    for problem in report.bad:
+        log.warning("article rejected", extra={"path": problem.path, "reason": problem.reason})
+    for note in report.warnings:
+        log.info("article warning", extra={"path": note.path, "reason": note.reason})
+    if not report.ingested and not report.unchanged:
+        first = f" (first: {report.bad[0].path}: {report.bad[0].reason})" if report.bad else ""
+        services.startup_error = (
+            f"no articles loaded from ARTICLES_DIR={folder}: {len(report.bad)} files rejected"
+            f"{first}; `make ingest SRC={folder} ARGS='--check --default-audience all'` lists "
+            "every problem"
+        )
 
 
 async def build_search(services: Services) -> Any:
@@ -122,14 +161,14 @@ async def build_search(services: Services) -> Any:
 
 async def ttl_sweeper(services: Services) -> None:
     """Embedded mode only: the in-process store has no TTL monitor, so sweep on a timer."""
-    while True:
-        await asyncio.sleep(services.settings.ttl_sweep_seconds)
+    while True:  # first sweep at start: a durable store may hold documents that expired offline
         try:
             removed = await services.store.db.sweep_expired()
             if removed:
                 log.info("ttl sweep", extra={"removed": removed})
         except Exception:
             log.exception("ttl sweep failed")
+        await asyncio.sleep(services.settings.ttl_sweep_seconds)
 
 
 def start_background(services: Services) -> None:

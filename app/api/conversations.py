@@ -14,6 +14,15 @@ from fastapi.sse import EventSourceResponse
 from pydantic import BaseModel, Field, field_validator
 
 from app.api.deps import PrincipalDep, ServicesDep
+from app.api.schemas import (
+    ConversationCreated,
+    ConversationOut,
+    HandoffOut,
+    MessagesOut,
+    Ok,
+    SessionOut,
+    TurnOut,
+)
 from app.api.views import conversation_view, error_responses, message_view
 from app.errors import Unauthenticated
 from app.identity import SESSION_HOURS, Principal, mint_session, verify_identity_claims
@@ -69,7 +78,7 @@ class ConversationFeedbackIn(BaseModel):
     comment: str | None = Field(default=None, max_length=2000)
 
 
-@router.post("/sessions")
+@router.post("/sessions", response_model=SessionOut)
 async def create_session(body: SessionIn, services: ServicesDep) -> dict[str, Any]:
     """Exchange a host-signed identity token (or nothing, for anonymous) for a session token.
 
@@ -125,7 +134,7 @@ async def owned(services: Services, principal: Principal, conversation_id: str) 
     return conv
 
 
-@router.post("/conversations", status_code=201)
+@router.post("/conversations", status_code=201, response_model=ConversationCreated)
 async def create_conversation(principal: PrincipalDep, services: ServicesDep) -> dict[str, Any]:
     conv = await services.store.conversations.create(
         customer_id=principal.customer_id,
@@ -135,7 +144,11 @@ async def create_conversation(principal: PrincipalDep, services: ServicesDep) ->
     return {"id": conv.id, "status": conv.status, "createdAt": conv.created_at.isoformat()}
 
 
-@router.get("/conversations/{conversation_id}")
+@router.get(
+    "/conversations/{conversation_id}",
+    response_model=ConversationOut,
+    response_model_exclude_unset=True,
+)
 async def get_conversation(
     conversation_id: str, principal: PrincipalDep, services: ServicesDep
 ) -> dict[str, Any]:
@@ -144,7 +157,11 @@ async def get_conversation(
     return conversation_view(conv, messages)
 
 
-@router.get("/conversations/{conversation_id}/messages")
+@router.get(
+    "/conversations/{conversation_id}/messages",
+    response_model=MessagesOut,
+    response_model_exclude_unset=True,
+)
 async def list_messages(
     conversation_id: str,
     principal: PrincipalDep,
@@ -174,8 +191,16 @@ class _QueueSink(TurnSink):
 
 @router.post(
     "/conversations/{conversation_id}/messages",
-    response_model=None,
-    responses={200: {"content": {"text/event-stream": {}, "application/json": {}}}},
+    response_model=TurnOut,
+    response_model_exclude_unset=True,
+    responses={
+        200: {
+            "description": "JSON (`TurnOut`), or with `Accept: text/event-stream` a stream of "
+            "`meta`, `delta` ({text}) … then `done` ({message, userMessage}) or `error` "
+            "({detail}) events.",
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        }
+    },
 )
 async def post_message(
     conversation_id: str,
@@ -238,7 +263,11 @@ async def post_message(
     )
 
 
-@router.post("/conversations/{conversation_id}/handoff")
+@router.post(
+    "/conversations/{conversation_id}/handoff",
+    response_model=HandoffOut,
+    response_model_exclude_unset=True,
+)
 async def handoff(
     conversation_id: str, principal: PrincipalDep, services: ServicesDep
 ) -> dict[str, Any]:
@@ -248,7 +277,7 @@ async def handoff(
     return {"caseRef": case_ref, "message": message_view(message) if message else None}
 
 
-@router.post("/conversations/{conversation_id}/messages/{message_id}/feedback")
+@router.post("/conversations/{conversation_id}/messages/{message_id}/feedback", response_model=Ok)
 async def message_feedback(
     conversation_id: str,
     message_id: str,
@@ -266,7 +295,7 @@ async def message_feedback(
     return {"ok": True}
 
 
-@router.post("/conversations/{conversation_id}/feedback")
+@router.post("/conversations/{conversation_id}/feedback", response_model=Ok)
 async def conversation_feedback(
     conversation_id: str,
     body: ConversationFeedbackIn,

@@ -21,7 +21,8 @@ from app.links import article_url
 from app.providers.chat.base import Passage
 from app.providers.embeddings.memo import one_turn
 from app.store.models import Conversation, Message
-from app.turn import memory
+from app.turn import memory, problem
+from app.turn.clamp import without_customer_data
 from app.turn.condense import condense
 from app.turn.escalate import (
     Decision,
@@ -116,6 +117,9 @@ async def run_turn(
         content=masked,
         meta={"masked": True} if masked != content else {},
     )
+    # The first event goes out as soon as the message is stored, before any slow work: the
+    # client knows its message is safe (and its id and seq) while the answer is prepared.
+    await sink.meta({"userMessage": _ref(user_msg), "stage": "stored"})
     conv = await store.conversations.get(conversation.id) or conversation
     if conv.status == "escalated":
         case = await store.escalations.open_for_conversation(conv.id)
@@ -189,6 +193,8 @@ async def _answer(
         prev_standalone=prev_standalone,
     )
     latency["condense"] = _ms(t)
+    if services.settings.docs_only:  # ARTICLES_DIR: no orders or subscriptions exist here
+        cond = without_customer_data(cond)
 
     # -- retrieve and tools, unless policy sends this straight to a person
     retrieval: RetrievalResult | None = None
@@ -245,7 +251,11 @@ async def _answer(
             subscription=subscription,
             reason=decision.reason,
             intent=cond.intent,
-            asked_for=cond.standalone_question,
+            asked_for=problem.first_unresolved(
+                problem.turns_from_metas([m.meta for m in prior if m.role == "assistant"]),
+                problem.Turn(cond.standalone_question, cond.intent, cond.sentiment, failed),
+            ),
+            trigger=user_msg.content,
             sentiment=cond.sentiment,
             failed_turns=failed,
             attempted=_attempted(confidence, top, passage_meta, tool_meta),
@@ -333,8 +343,9 @@ async def request_handoff(
     customer = await store.customers.get(principal.customer_id) if principal.customer_id else None
     subscription = await store.subscriptions.for_customer(customer.id) if customer else None
     prior = await store.messages.last(conv.id, 12)
-    last = next((m.meta for m in reversed(prior) if m.role == "assistant"), {})
-    last_question = last.get("condensedQuestion") or ""
+    metas = [m.meta for m in prior if m.role == "assistant"]
+    last = metas[-1] if metas else {}
+    customer_said = next((m.content for m in reversed(prior) if m.role == "user"), None)
     attempted = _attempted(
         last.get("confidence"),
         last.get("topRerankScore"),
@@ -347,8 +358,10 @@ async def request_handoff(
         subscription=subscription,
         reason="explicit",
         intent=conv.last_intent,
-        asked_for=last_question or "(asked for a person)",
-        sentiment=None,
+        asked_for=problem.first_unresolved(problem.turns_from_metas(metas), None)
+        or "(asked for a person)",
+        trigger=customer_said,
+        sentiment=last.get("sentiment"),
         failed_turns=conv.failed_turns,
         attempted=attempted,
         now=datetime.now(UTC),
@@ -487,10 +500,10 @@ async def _remember(
     """Counters, verbatim facts, and (every few turns, off the request path) the summary."""
     store, tuning = services.store, services.tuning
     await store.conversations.record_turn(conv.id, failed_turns=failed, last_intent=intent)
-    new_facts = memory.extract_facts(user_msg.content, user_msg.seq)
-    if new_facts:
-        merged = memory.merge_facts(memory.facts_from_docs(conv.facts), new_facts)
-        await store.conversations.update(conv.id, {"facts": [f.to_doc() for f in merged]})
+    known = {f.key for f in memory.facts_from_docs(conv.facts)}
+    fresh = [f for f in memory.extract_facts(user_msg.content, user_msg.seq) if f.key not in known]
+    if fresh:  # appended one document each: what is remembered is never rewritten
+        await store.conversations.add_facts(conv, [f.to_doc() for f in fresh])
     if memory.should_summarize(conv.turn_count + 1, tuning):
         services.spawn(_summarize(services, conv.id))
 
@@ -506,6 +519,4 @@ async def _summarize(services: Services, conversation_id: str) -> None:
         return
     model = services.fallback_model if services.settings.llm == "offline" else services.chat_model
     summary = await memory.summarize(messages, conv.summary, model, services.tuning)
-    await store.conversations.update(
-        conv.id, {"summary": summary, "summarized_through_seq": messages[-1].seq}
-    )
+    await store.conversations.set_summary(conv, summary, messages[-1].seq)
