@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, HTTPException, Query, Request, Response
+from fastapi import APIRouter, Header, HTTPException, Query, Request
 from fastapi.sse import EventSourceResponse
 from pydantic import BaseModel, Field, field_validator
 
@@ -116,12 +116,12 @@ async def create_session(body: SessionIn, services: ServicesDep) -> dict[str, An
     }
 
 
-@router.delete("/sessions/current", status_code=204)
-async def revoke_session(principal: PrincipalDep, services: ServicesDep) -> Response:
+@router.delete("/sessions/current", response_model=Ok)
+async def revoke_session(principal: PrincipalDep, services: ServicesDep) -> dict[str, Any]:
     """Sign out: this session token stops working at once (the widget's shutdown and reset)."""
     until = datetime.now(UTC) + timedelta(hours=SESSION_HOURS)
     await services.store.revoked_sessions.revoke(principal.session_id, until)
-    return Response(status_code=204)
+    return {"ok": True}
 
 
 async def owned(services: Services, principal: Principal, conversation_id: str) -> Conversation:
