@@ -66,6 +66,17 @@ class Settings(BaseSettings):
     identity_secret: SecretStr = SecretStr("dev-identity-secret-change-me-32bytes!")
     session_secret: SecretStr = SecretStr("dev-session-secret-change-me-32bytes!!")
     admin_token: SecretStr = SecretStr("dev-admin-token")
+    identity_keys: dict[str, SecretStr] = Field(
+        default_factory=dict,
+        description="Extra identity-token secrets by JWT `kid` (key rotation); a token without "
+        '`kid` is checked against IDENTITY_SECRET. JSON, e.g. {"2026-11": "..."}.',
+    )
+    identity_issuer: str | None = Field(
+        default=None, description="When set, identity tokens must carry this `iss`."
+    )
+    identity_audience: str | None = Field(
+        default=None, description="When set, identity tokens must carry this `aud`."
+    )
 
     demo: bool = Field(
         default=False,
