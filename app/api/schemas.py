@@ -115,6 +115,7 @@ class SessionCustomer(Out):
     id: str
     name: str
     plan: str
+    locale: str = Field(description="Primary language subtag; the widget's labels follow it.")
 
 
 class SessionOut(Out):
