@@ -45,13 +45,38 @@ class Settings(BaseSettings):
     llm: Literal["offline", "anthropic"] = "offline"
     anthropic_api_key: SecretStr | None = None
     anthropic_model: str = "claude-sonnet-4-6"
-    anthropic_timeout_seconds: float = 30.0
+    anthropic_timeout_seconds: float = Field(
+        default=30.0, description="Cap on one HTTP call; turn stages have budgets in tuning.py."
+    )
+    anthropic_cache_min_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Override the model's minimum cacheable prefix from app/providers/chat/"
+        "models.py (e.g. once Anthropic confirms it); check the admin metrics' cache alert after.",
+    )
+    anthropic_thinking_budget_tokens: int = Field(
+        default=0,
+        ge=0,
+        description="Extended thinking for answers (0 = off; at least 1024 when on). Used only "
+        "by models that support it; never for the JSON condensation call.",
+    )
     llm_price_input_per_mtok_usd: float = 3.0
     llm_price_output_per_mtok_usd: float = 15.0
 
     identity_secret: SecretStr = SecretStr("dev-identity-secret-change-me-32bytes!")
     session_secret: SecretStr = SecretStr("dev-session-secret-change-me-32bytes!!")
     admin_token: SecretStr = SecretStr("dev-admin-token")
+    identity_keys: dict[str, SecretStr] = Field(
+        default_factory=dict,
+        description="Extra identity-token secrets by JWT `kid` (key rotation); a token without "
+        '`kid` is checked against IDENTITY_SECRET. JSON, e.g. {"2026-11": "..."}.',
+    )
+    identity_issuer: str | None = Field(
+        default=None, description="When set, identity tokens must carry this `iss`."
+    )
+    identity_audience: str | None = Field(
+        default=None, description="When set, identity tokens must carry this `aud`."
+    )
 
     demo: bool = Field(
         default=False,

@@ -119,8 +119,8 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
     ),
     (
         "icon embed without alt text disappears",
-        "Select ![[lucide-cog.svg#icon]] **Settings**.",
-        ["Select **Settings**."],
+        "Select ![[lucide-cog.svg#icon]] **Settings**, or the icon ![[lucide-x.svg#icon]].",
+        ["Select **Settings**, or the icon."],
         ["![[", "lucide"],
     ),
     (

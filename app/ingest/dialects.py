@@ -69,6 +69,7 @@ _HIGHLIGHT = re.compile(r"==(?=\S)(.+?)(?<=\S)==")
 _JSX_LABEL = re.compile(r"\blabel=(?:\"([^\"]*)\"|'([^']*)'|\{[\"'`]([^\"'`]*)[\"'`]\})")
 _TAG = re.compile(r"</?([A-Za-z][\w.:-]*)(?:\s(?:[^<>{}]|\{[^{}]*\})*)?/?>")
 _LIST_OR_QUOTE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>)\s")
+_SPACE_BEFORE_PUNCT = re.compile(r"(?<=\S)[ \t]+([.,;:!?)])(?=\s|$)")
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
 _BLANKS = re.compile(r"\n{3,}")
 
@@ -323,7 +324,9 @@ def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> s
         if m and not heading and not _is_media(m.group(1)):
             lines.append(_embed_block(m.group(1), ctx, level))
             continue
-        line = _EMBED.sub(lambda e: _embed_inline(e.group(1), ctx), line)
+        if _EMBED.search(line):
+            line = _EMBED.sub(lambda e: _embed_inline(e.group(1), ctx), line)
+            line = _SPACE_BEFORE_PUNCT.sub(r"\1", line)  # "click the icon ![[x.svg]]." → "icon."
         line = _IMAGE.sub(_image_alt, line)
         line = _WIKILINK.sub(partial(_wikilink_match, ctx=ctx, plain=is_heading), line)
         line = _HIGHLIGHT.sub(r"\1", _ATTR_LIST.sub("", _ICON.sub("", line)))
