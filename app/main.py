@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
-from app.api import admin, conversations, demo, health, web
+from app.api import admin, conversations, demo, docs, health, web
 from app.api.middleware import BodySizeLimit, install_error_handlers
 from app.logs import configure_logging
 from app.services import Services, build_services, start_background
@@ -49,6 +49,8 @@ def create_app(
         version="0.1.0",
         summary="Conversational customer support on MongoDB.",
         lifespan=lifespan,
+        docs_url=None,  # served by app.api.docs from local assets, not a CDN
+        redoc_url=None,
     )
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=tuning.max_body_bytes)
@@ -65,6 +67,7 @@ def create_app(
     app.include_router(admin.router)
     app.include_router(demo.router)
     app.include_router(web.router)
+    app.include_router(docs.router)
     app.mount("/static", StaticFiles(directory=web.WEB, check_dir=False), name="static")
     return app
 

@@ -18,12 +18,13 @@ from app import spend
 from app.errors import InvalidInput, MessageTooLong, StoreUnavailable
 from app.identity import Principal
 from app.links import article_url
-from app.providers.chat.base import Passage
+from app.providers import budget
+from app.providers.chat.base import Passage, Usage
 from app.providers.embeddings.memo import one_turn
 from app.store.models import Conversation, Customer, Message
 from app.tenant import Tenant
 from app.turn import memory, problem
-from app.turn.clamp import Condensation
+from app.turn.clamp import Condensation, without_customer_data
 from app.turn.condense import carry_tools, condense, order_for_products
 from app.turn.entitlement import normalize_locale
 from app.turn.escalate import (
@@ -113,6 +114,9 @@ async def run_turn(
         content=masked,
         meta={"masked": True} if masked != content else {},
     )
+    # The first event goes out as soon as the message is stored, before any slow work: the
+    # client knows its message is safe (and its id and seq) while the answer is prepared.
+    await sink.meta({"userMessage": _ref(user_msg), "stage": "stored"})
     conv = await store.conversations.get(conversation.id) or conversation
     if conv.status == "escalated":
         case = await store.escalations.open_for_conversation(conv.id)
@@ -122,7 +126,9 @@ async def run_turn(
         )
         return TurnResult(user_msg, None, case_ref)
     try:
-        with one_turn():  # the router, retrieval and reranker share each query vector
+        # the router, retrieval and reranker share each query vector; every provider call in
+        # the turn runs inside the turn's budget (stages take their own slices of it)
+        with one_turn(), budget.deadline(services.tuning.turn_budget_seconds):
             return await _answer(services, principal, conv, user_msg, sink, started)
     except StoreUnavailable:
         raise
@@ -162,7 +168,9 @@ async def _answer(
     chat_model, capped = await spend.chat_model_for_turn(
         services.chat_model, services.fallback_model, store, services.tuning
     )
-    locale = reply_locale(user_msg.content, tenant, previous, customer)
+    locale = reply_locale(
+        user_msg.content, tenant, previous, customer.locale if customer else principal.locale
+    )
 
     # -- condense + classify
     t = time.perf_counter()
@@ -170,7 +178,9 @@ async def _answer(
         user_msg.content,
         history,
         chat_model=(
-            spend.MeteredJsonModel(chat_model, store, services.settings)
+            spend.MeteredJsonModel(
+                chat_model, store, services.settings, tuning.condense_budget_seconds
+            )
             if chat_model.language_model
             else None
         ),
@@ -179,6 +189,8 @@ async def _answer(
     )
     cond = carry_tools(cond, previous, services.router.vocabulary.ids, tenant.tool_names)
     latency["condense"] = _ms(t)
+    if services.settings.docs_only:  # ARTICLES_DIR: no orders or subscriptions exist here
+        cond = without_customer_data(cond)
 
     # -- retrieve and tools, unless policy sends this straight to a person
     retrieval: RetrievalResult | None = None
@@ -203,9 +215,15 @@ async def _answer(
     else:
         if cond.needs_retrieval:
             t = time.perf_counter()
-            retrieval, retrieval_locale = await _retrieve_in_language(
-                services, user_msg.content, cond.standalone_question, customer, locale
-            )
+            with budget.deadline(tuning.retrieve_budget_seconds):
+                retrieval, retrieval_locale = await _retrieve_in_language(
+                    services,
+                    user_msg.content,
+                    cond.standalone_question,
+                    customer.plan if customer else None,
+                    customer.locale if customer else principal.locale,
+                    locale,
+                )
             locale = retrieval_locale  # the answer's language is its passages' language
             latency["retrieve"] = _ms(t)
             latency["rerank"] = round(float(retrieval.latency_ms.get("rerank", 0.0)), 1)
@@ -276,7 +294,7 @@ async def _answer(
             fallback_model=services.fallback_model,
             tuning=tuning,
             tool_runner=tools.call if principal.customer_id else None,
-            timeout_seconds=services.settings.anthropic_timeout_seconds,
+            timeout_seconds=None,  # the turn's remaining budget (see budget.deadline above)
             locale=locale,
             phrases=phrases,
         ):
@@ -287,6 +305,8 @@ async def _answer(
         latency["generate"] = _ms(t)
         text = answer.text if answer else tenant.text("error", locale)
         await spend.record_spend(store, services.settings, answer)
+        if answer is not None and answer.kind == "refused":  # the model declined: a failed turn
+            failed = next_failed_turns(conv.failed_turns, "failed")
 
     latency["total"] = _ms(started)
     trace = TurnTrace(
@@ -300,6 +320,7 @@ async def _answer(
         top_rerank_score=top,
         retrieval_locale=retrieval_locale,
         retrieval_reason=retrieval.reason if retrieval else None,
+        retrieval_errors=list(retrieval.errors) if retrieval else [],
         escalated=decision.escalate,
         escalation_reason=decision.reason,
         escalation_explanation=decision.explain(),
@@ -316,6 +337,7 @@ async def _answer(
         model=answer.model if answer else "rules",
         off_topic=answer is None and not decision.escalate,
         fallback_reason=answer.fallback_reason if answer else None,
+        stop_reason=answer.stop_reason if answer else None,
         spend_cap_reached=capped,
         latency_ms=latency,
         tokens=Tokens.model_validate(answer.usage.to_meta()) if answer else Tokens(),
@@ -385,7 +407,12 @@ async def request_handoff(
     metas = [m.meta for m in prior if m.role == "assistant"]
     last = _previous_trace(prior) or TurnTrace()
     customer_said = next((m.content for m in reversed(prior) if m.role == "user"), None)
-    locale = reply_locale(customer_said or "", services.tenant, last, customer)
+    locale = reply_locale(
+        customer_said or "",
+        services.tenant,
+        last,
+        customer.locale if customer else principal.locale,
+    )
     case_ref, text = await escalate(
         services,
         conv,
@@ -420,7 +447,7 @@ async def request_handoff(
 
 
 def reply_locale(
-    message: str, tenant: Tenant, previous: TurnTrace | None, customer: Customer | None
+    message: str, tenant: Tenant, previous: TurnTrace | None, own_locale: str | None
 ) -> str:
     """The language to answer in: the message's own, else the conversation's, else the
     customer's locale, else the tenant's default (all limited to the tenant's templates)."""
@@ -428,7 +455,7 @@ def reply_locale(
     for candidate in (
         detected,
         previous.language if previous else None,
-        normalize_locale(customer.locale) if customer and customer.locale else None,
+        normalize_locale(own_locale) if own_locale else None,
     ):
         if candidate and candidate in tenant.templates:
             return candidate
@@ -439,14 +466,14 @@ async def _retrieve_in_language(
     services: Services,
     original: str,
     condensed: str,
-    customer: Customer | None,
+    plan: str | None,
+    own_locale: str | None,
     locale: str,
 ) -> tuple[RetrievalResult, str]:
     """Search the articles in the reply language first; when nothing there answers (confidence
-    `none`), the customer's own locale, then the tenant's default (DESIGN 5.2 keeps one locale
-    per search: every search is still entitlement-filtered inside the index)."""
-    plan = customer.plan if customer else None
-    own = normalize_locale(customer.locale) if customer and customer.locale else None
+    `none`), the customer's own locale, then the tenant's default. Every search is still one
+    locale, entitlement-filtered inside the index (DESIGN 5.2)."""
+    own = normalize_locale(own_locale) if own_locale else None
     order = list(dict.fromkeys([locale, own or locale, services.tenant.default_locale]))
     result: RetrievalResult | None = None
     used = locale
@@ -606,10 +633,13 @@ async def _remember(
     """Counters, verbatim facts, and (every few turns, off the request path) the summary."""
     store, tuning = services.store, services.tuning
     await store.conversations.record_turn(conv.id, failed_turns=failed, last_intent=intent)
-    new_facts = memory.extract_facts(user_msg.content, user_msg.seq, services.router.vocabulary.ids)
-    if new_facts:
-        merged = memory.merge_facts(memory.facts_from_docs(conv.facts), new_facts)
-        await store.conversations.update(conv.id, {"facts": [f.to_doc() for f in merged]})
+    known = {f.key for f in memory.facts_from_docs(conv.facts)}
+    ids = services.router.vocabulary.ids
+    fresh = [
+        f for f in memory.extract_facts(user_msg.content, user_msg.seq, ids) if f.key not in known
+    ]
+    if fresh:  # appended one document each: what is remembered is never rewritten
+        await store.conversations.add_facts(conv, [f.to_doc() for f in fresh])
     if memory.should_summarize(conv.turn_count + 1, tuning):
         services.spawn(_summarize(services, conv.id))
 
@@ -623,8 +653,21 @@ async def _summarize(services: Services, conversation_id: str) -> None:
     messages = memory.to_summarize(unsummarized, services.tuning)
     if not messages:
         return
-    model = services.fallback_model if services.settings.llm == "offline" else services.chat_model
-    summary = await memory.summarize(messages, conv.summary, model, services.tuning)
-    await store.conversations.update(
-        conv.id, {"summary": summary, "summarized_through_seq": messages[-1].seq}
+    # the summary is a paid call like any other: under the spend cap, metered, and deadlined
+    model, _ = await spend.chat_model_for_turn(
+        services.chat_model, services.fallback_model, store, services.tuning
     )
+
+    async def meter(usage: Usage) -> None:
+        await spend.add_usage(store, services.settings, usage)
+
+    with budget.detached():  # spawned by a turn, but not bounded by what is left of it
+        summary = await memory.summarize(
+            messages,
+            conv.summary,
+            model if model.language_model else None,
+            services.tuning,
+            meter=meter,
+            timeout_seconds=services.tuning.summary_budget_seconds,
+        )
+    await store.conversations.set_summary(conv, summary, messages[-1].seq)

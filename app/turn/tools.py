@@ -103,7 +103,6 @@ class SessionTools:
 
     store: Store
     customer_id: str | None
-    calls: list[ToolResult] = field(default_factory=list)
     ids: Identifiers = field(default_factory=generic_identifiers)
     phrases: Phrases | None = None  # the reply language's templates (tenant data)
 
@@ -123,7 +122,6 @@ class SessionTools:
             )
         else:
             result = await getattr(self, f"_{name}")(self.customer_id, args)
-        self.calls.append(result)
         return result
 
     async def _lookupOrder(self, cid: str, args: dict[str, Any]) -> ToolResult:

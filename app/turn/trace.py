@@ -73,6 +73,7 @@ class TurnTrace(_Camel):
     top_rerank_score: float | None = None
     retrieval_locale: str | None = None
     retrieval_reason: str | None = None
+    retrieval_errors: list[str] = Field(default_factory=list)
     escalated: bool = False
     escalation_reason: Literal["policy", "explicit", "frustration", "failed_turns"] | None = None
     escalation_explanation: str | None = None
@@ -86,6 +87,7 @@ class TurnTrace(_Camel):
     model: str = "rules"
     off_topic: bool = False
     fallback_reason: str | None = None
+    stop_reason: str | None = None
     spend_cap_reached: bool = False
     error: str | None = None
     latency_ms: dict[str, float] = Field(default_factory=dict)  # condense, retrieve, ..., total
