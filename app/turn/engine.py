@@ -43,7 +43,7 @@ from app.turn.language import detect_language
 from app.turn.pii import mask_card_numbers
 from app.turn.retrieve import RetrievalResult, retrieve
 from app.turn.tools import SessionTools, ToolResult
-from app.turn.trace import CitationTrace, PassageTrace, Tokens, ToolTrace, TurnTrace
+from app.turn.trace import CitationTrace, PassageTrace, ToolTrace, TurnTrace
 from tuning import Tuning
 
 if TYPE_CHECKING:
@@ -340,7 +340,7 @@ async def _answer(
         stop_reason=answer.stop_reason if answer else None,
         spend_cap_reached=capped,
         latency_ms=latency,
-        tokens=Tokens.model_validate(answer.usage.to_meta()) if answer else Tokens(),
+        tokens=answer.usage.to_meta() if answer else {"input": 0, "output": 0, "cacheRead": 0},
     )
     reply = await _store_reply(services, conv, text, trace.to_meta())
     await _remember(services, conv, user_msg, failed, cond.intent)

@@ -315,7 +315,7 @@ class Router:
         top = tuple(sorted(probs.items(), key=lambda kv: -kv[1])[:3])
         own_subscription = False
         if models.subscription is not None and self.tenant.capabilities.subscriptions:
-            own_subscription = models.subscription.probabilities(query)["yes"] >= 0.5
+            own_subscription = models.subscription.probabilities(query)["yes"] >= 0.7
 
         rule: str | None = None
         phrase = policy_phrase_intent(text, self.tenant.policy_phrases)

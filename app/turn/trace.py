@@ -53,12 +53,6 @@ class CitationTrace(_Camel):
     url: str | None = None
 
 
-class Tokens(_Camel):
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-
-
 class TurnTrace(_Camel):
     """Why the bot said what it said: everything "why did it escalate that?" needs."""
 
@@ -91,7 +85,9 @@ class TurnTrace(_Camel):
     spend_cap_reached: bool = False
     error: str | None = None
     latency_ms: dict[str, float] = Field(default_factory=dict)  # condense, retrieve, ..., total
-    tokens: Tokens = Field(default_factory=Tokens)
+    tokens: dict[str, int] = Field(  # input, output, cacheRead, cacheWrite, calls, ...
+        default_factory=lambda: {"input": 0, "output": 0, "cacheRead": 0}
+    )
 
     def to_meta(self) -> dict[str, Any]:
         """The stored `meta` document (camelCase)."""

@@ -106,8 +106,11 @@ def _text(value: Any) -> str | None:
     return text or None
 
 
-def _status(value: Any) -> str:
-    return (_text(value) or "in an unknown state").replace("_", " ")
+def _status(value: Any, p: Phrases | None = None) -> str:
+    text = _text(value)
+    if text is None:
+        return phrase(p, "status_unknown", "in an unknown state")
+    return phrase(p, f"status_{text}", text.replace("_", " "))
 
 
 def _items(items: Any) -> str | None:
@@ -131,7 +134,7 @@ def _order_sentences(order: Mapping[str, Any], p: Phrases | None = None) -> list
     ref = _text(order.get("orderRef")) or phrase(p, "your_order", "Your order")
     placed = _text(order.get("placedAt"))
     when = phrase(p, "order_placed", " (placed {date})", date=placed) if placed else ""
-    status = _status(order.get("status"))
+    status = _status(order.get("status"), p)
     out = [phrase(p, "order_status", "Order {ref} is {status}{placed}.", ref=ref, status=status,
                   placed=when)]  # fmt: skip
     shipped, carrier, tracking = (
@@ -164,7 +167,7 @@ def _orders_sentence(orders: Sequence[Any], p: Phrases | None = None) -> str:
         ref = _text(order.get("orderRef")) or phrase(p, "an_order", "an order")
         placed = _text(order.get("placedAt"))
         when = phrase(p, "orders_item_placed", ", placed {date}", date=placed) if placed else ""
-        status = _status(order.get("status"))
+        status = _status(order.get("status"), p)
         parts.append(phrase(p, "orders_item", "{ref}: {status}{placed}", ref=ref, status=status,
                             placed=when))  # fmt: skip
     if not parts:
@@ -176,7 +179,7 @@ def _orders_sentence(orders: Sequence[Any], p: Phrases | None = None) -> str:
 
 def _subscription_sentence(sub: Mapping[str, Any], p: Phrases | None = None) -> str:
     plan = (_text(sub.get("plan")) or phrase(p, "unknown", "unknown")).title()
-    status = _status(sub.get("status"))
+    status = _status(sub.get("status"), p)
     seats = sub.get("seats")
     s = phrase(p, "subscription", "You're on the {plan} plan ({status})", plan=plan, status=status)
     if isinstance(seats, int):
@@ -197,7 +200,7 @@ def _subscription_sentence(sub: Mapping[str, Any], p: Phrases | None = None) -> 
 def _case_sentence(case: Mapping[str, Any], p: Phrases | None = None) -> str:
     ref = _text(case.get("caseRef")) or phrase(p, "your_case", "Your case")
     s = phrase(
-        p, "case_status", "Case {ref} is {status}", ref=ref, status=_status(case.get("status"))
+        p, "case_status", "Case {ref} is {status}", ref=ref, status=_status(case.get("status"), p)
     )
     opened, due = _text(case.get("openedAt")), _text(case.get("slaDueAt"))
     _at = phrase(p, "time_separator", " at ")
