@@ -16,7 +16,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def api() -> Iterator[Api]:
-    with running_app(embedder="local") as api:
+    # MiniLM embeds the whole seed corpus first: minutes on two busy cores
+    with running_app(embedder="local", ready_seconds=900) as api:
         yield api
 
 

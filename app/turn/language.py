@@ -2,7 +2,7 @@
 
 Support messages are short, so this counts the small closed-class words every sentence needs
 (articles, pronouns, question words, auxiliaries) plus the letters only one language uses;
-it answers None when the text gives too little evidence (an order reference, "ok", "HL-RP10?"),
+it answers None when the text gives too little evidence (an order reference, "ok", a SKU),
 and the caller keeps the customer's own locale. Adding a language is adding a word list.
 """
 
