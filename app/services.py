@@ -163,7 +163,9 @@ async def prepare_corpus(services: Services) -> None:
     try:
         s = services.settings
         if services.store.embedded and s.seed_on_start:
-            report = await seed_store(services.store, services.embedder, s.seed_dir)
+            report = await seed_store(
+                services.store, services.embedder, s.seed_dir, quarantine=s.quarantine_flagged
+            )
             log.info("seed complete", extra={"report": report.summary()})
         await services.router.warm()
         save = getattr(services.embedder, "save", None)

@@ -45,7 +45,12 @@ async def main(argv: list[str] | None = None) -> int:
         for attempt in (1, 2) if store.embedded else (1,):
             t0 = time.perf_counter()
             report = await ingest_corpus(
-                store, embedder, source, prune=args.prune, force=args.force and attempt == 1
+                store,
+                embedder,
+                source,
+                prune=args.prune,
+                force=args.force and attempt == 1,
+                quarantine=settings.quarantine_flagged,
             )
             print(f"run {attempt} ({time.perf_counter() - t0:.1f}s):")
             print(report.summary())

@@ -74,7 +74,12 @@ class LiveApp:
         from app.main import create_app
         from app.settings import Settings
 
-        values: dict[str, Any] = {"mongodb_uri": None, "embedder": "fake", "seed_on_start": True}
+        values: dict[str, Any] = {
+            "mongodb_uri": None,
+            "embedder": "fake",
+            "seed_on_start": True,
+            "demo": True,  # the demo console and its published dev secrets, on 127.0.0.1
+        }
         values.update(overrides)
         self.settings = Settings(_env_file=None, **values)  # type: ignore[call-arg]
         self.app = create_app(self.settings)

@@ -263,18 +263,26 @@ def test_rate_limit_per_session(api: Api) -> None:
     assert len(stored) == 2 * codes.count(200)
 
 
-def test_cors_lets_a_host_site_embed_the_widget(api: Api) -> None:
-    r = api.client.options(
-        "/v1/sessions",
-        headers={
-            "Origin": "https://shop.example.com",
+def test_cors_lets_a_listed_host_site_embed_the_widget() -> None:
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from tests.apihelp import make_settings
+
+    app = create_app(make_settings(cors_origins=["https://shop.example.com"], seed_on_start=False))
+    with TestClient(app) as client:
+        preflight = {
             "Access-Control-Request-Method": "POST",
             "Access-Control-Request-Headers": "authorization,content-type",
-        },
-    )
-    assert r.status_code == 200
-    assert r.headers["access-control-allow-origin"] in ("*", "https://shop.example.com")
-    assert "authorization" in r.headers["access-control-allow-headers"].lower()
+        }
+        r = client.options(
+            "/v1/sessions", headers={"Origin": "https://shop.example.com", **preflight}
+        )
+        assert r.status_code == 200
+        assert r.headers["access-control-allow-origin"] == "https://shop.example.com"
+        assert "authorization" in r.headers["access-control-allow-headers"].lower()
+        r = client.options("/v1/sessions", headers={"Origin": "https://evil.example", **preflight})
+        assert "access-control-allow-origin" not in r.headers
 
 
 def test_flagged_article_can_be_reviewed_and_unpublished() -> None:

@@ -186,8 +186,9 @@ def test_off_topic_requests_get_a_short_refusal(api: Api, swap: Any) -> None:
 
 
 def test_injected_instruction_never_reaches_an_instruction_position(api: Api) -> None:
-    """The seed's hostile article, retrieved as passage [1], given to a model that would obey
-    any instruction placed in its system prompt: the instruction stays quoted data."""
+    """The seed's hostile article, retrieved as passage [1] (as if it had slipped past review),
+    given to a model that would obey any instruction placed in its prompt: the instructing
+    paragraph is screened out of the passage, and nothing reaches an instruction position."""
     from app.providers.chat.base import Passage
     from app.turn.generate import generate_answer
 
@@ -227,7 +228,7 @@ def test_injected_instruction_never_reaches_an_instruction_position(api: Api) ->
     )
     req = seen[-1]
     data = "\n".join(m.content for m in req.messages)
-    assert "FREE100" in data  # the hostile text is present, as quoted data...
+    assert "<passage " in data and "FREE100" not in data  # screened out of the quoted data...
     assert "FREE100" not in req.system  # ...and never among the instructions
     assert "OBEYED" not in answer.text and answer.citations
 

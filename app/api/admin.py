@@ -175,15 +175,17 @@ async def reviews(_: AdminDep, services: ServicesDep) -> dict[str, Any]:
 async def review_article(
     slug: str, body: ReviewIn, _: AdminDep, services: ServicesDep
 ) -> dict[str, Any]:
-    """Approve flagged content, or unpublish it: its chunks leave the search index at once."""
+    """Approve flagged content (a quarantined article is published at once), or unpublish it:
+    its chunks leave the search index at once."""
     store = services.store
     article = await store.articles.record_review(
         slug, reviewer=body.reviewer, at=datetime.now(UTC), unpublish=body.decision == "unpublish"
     )
     if article is None:
         raise HTTPException(404, detail="article not found")
-    if body.decision == "unpublish":
-        await store.chunks.set_status(slug, "draft")
+    chunks = await store.chunks.for_article(slug)
+    if chunks and any(c.status != article.status for c in chunks):
+        await store.chunks.set_status(slug, article.status)  # unpublished, or out of quarantine
         refresh = getattr(services.search, "refresh", None)
         if callable(refresh):
             await refresh()  # LocalSearch is a snapshot; Atlas indexes follow the collection

@@ -5,12 +5,14 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
 from markdown_it import MarkdownIt
 
 from app.api.deps import ServicesDep
+from app.api.security import require_loopback
 from app.identity import article_view_allowed
+from app.safety.screen import without_instructions
 
 WEB = Path(__file__).resolve().parent.parent / "web" / "static"
 router = APIRouter(include_in_schema=False)
@@ -30,7 +32,11 @@ async def widget() -> FileResponse:
 
 
 @router.get("/demo")
-async def demo() -> FileResponse:
+async def demo(request: Request, services: ServicesDep) -> FileResponse:
+    """The demo console: only with DEMO=1, and only for this machine."""
+    if not services.settings.demo:
+        raise HTTPException(404, detail="not found")
+    require_loopback(request)
     return _asset("demo.html", "text/html")
 
 
@@ -48,7 +54,7 @@ async def help_article(slug: str, services: ServicesDep, v: str | None = None) -
     secret = services.settings.session_secret.get_secret_value()
     if article.audience != "all" and not article_view_allowed(v, slug, secret):
         raise HTTPException(404, detail="article not found")
-    body = _md.render(article.body)
+    body = _md.render(without_instructions(article.body))  # even from an approved article
     title = html.escape(article.title)
     lang = html.escape(article.locale)
     page = f"""<!doctype html><html lang="{lang}"><head><meta charset="utf-8">

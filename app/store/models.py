@@ -14,7 +14,7 @@ from pydantic.alias_generators import to_camel
 
 Plan = str  # free | pro | enterprise, but stored as given: unknown strings fail closed later
 Audience = Literal["all", "pro", "enterprise"]
-ArticleStatus = Literal["draft", "published"]
+ArticleStatus = Literal["draft", "published", "quarantined"]  # quarantined: flagged, not approved
 TicketStatus = Literal["open", "resolved", "wont_fix"]
 ConversationStatus = Literal["open", "escalated", "closed"]
 Role = Literal["user", "assistant", "agent"]
@@ -95,6 +95,7 @@ class Article(Model):
     review_flags: list[str] = Field(default_factory=list)
     reviewed_by: str | None = None  # who approved the flagged content, or unpublished it
     reviewed_at: datetime | None = None
+    approved_hash: str | None = None  # the content a person approved; a change needs a new look
 
 
 class Chunk(Model):

@@ -32,6 +32,7 @@ from app.providers.chat.base import (
     ToolRunner,
 )
 from app.providers.chat.offline import first_name
+from app.safety.screen import without_instructions
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -120,7 +121,7 @@ def render_passage(n: int, passage: PassageLike) -> str:
     return (
         f'<passage n="{n}" kind="{_attr(passage.kind)}" title="{_attr(passage.title)}" '
         f'breadcrumb="{_attr(passage.breadcrumb)}">\n'
-        f"{neutralize(passage.text.strip())}\n"
+        f"{neutralize(without_instructions(passage.text).strip())}\n"
         "</passage>"
     )
 

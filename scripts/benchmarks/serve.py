@@ -16,6 +16,7 @@ It listens on 127.0.0.1 on a port the OS picks, printed as the first line of std
 from __future__ import annotations
 
 import dataclasses
+import secrets
 import socket
 
 import uvicorn
@@ -36,6 +37,7 @@ def main() -> None:
         llm="offline",
         log_level="WARNING",
         embedding_cache_dir=None,
+        admin_token=secrets.token_hex(16),
     )
     tuning = dataclasses.replace(
         TUNING,

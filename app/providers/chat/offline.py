@@ -35,6 +35,7 @@ from app.providers.chat.base import (
     Usage,
 )
 from app.providers.errors import ProviderError
+from app.safety.screen import without_instructions
 
 NOT_ENOUGH_INFORMATION = "I don't have enough information to answer that confidently."
 OFFER_PERSON = "Would you like me to connect you with a person from our support team?"
@@ -393,7 +394,9 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
     sentences: list[_Sentence] = []
     for p, passage in enumerate(passages):
         usable = [
-            u for u in split_sentences(_answerable_text(passage)) if len(u[0].split()) >= 3 or u[1]
+            u
+            for u in split_sentences(without_instructions(_answerable_text(passage)))
+            if len(u[0].split()) >= 3 or u[1]
         ]
         for i, (text, item, block, numbered) in enumerate(usable):
             sentences.append(_Sentence(p, i, text, frozenset(terms(text)), item, block, numbered))
