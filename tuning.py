@@ -115,6 +115,12 @@ class Tuning:
     # --- abuse controls ---
     rate_limit_session_per_minute: int = 20  # a fast human types ~6 messages a minute
     rate_limit_address_per_minute: int = 60  # several people behind one NAT
+    # other writes, per client address (behind TRUSTED_PROXIES, the real one) and per minute
+    rate_limit_sessions_per_minute: int = 30  # a page load opens one; a NAT holds many people
+    rate_limit_conversations_per_minute: int = 30
+    rate_limit_feedback_per_minute: int = 30
+    rate_limit_handoffs_per_minute: int = 5  # each one puts a case in front of a person
+    rate_limit_admin_failures_per_minute: int = 10  # then even the right token waits (429)
     max_message_chars: int = 4000  # longer is a paste of logs; we truncate retrieval input
     max_body_bytes: int = 64_000  # request bodies beyond this are 413
     daily_spend_cap_usd: float = 20.0  # past this, turns fall back to the offline provider

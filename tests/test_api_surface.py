@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import jwt
 import pytest
 
-from app.links import article_url
+from app.links import article_url, link_key
 from tests.apihelp import ADMIN, Api, running_app
 
 
@@ -238,7 +238,7 @@ def test_help_pages_respect_audience(api: Api) -> None:
     assert api.client.get("/help/reset-password").status_code == 200
     assert api.client.get("/help/audit-logs").status_code == 404  # enterprise-only, no token
     assert api.client.get("/help/floor-plan-heatmaps-beta").status_code == 404  # draft
-    secret = api.services.settings.session_secret.get_secret_value()
+    secret = link_key(api.services.settings)
     url = article_url("audit-logs", "enterprise", secret)
     page = api.client.get(url)
     assert page.status_code == 200 and "400 days" in page.text

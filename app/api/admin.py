@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from app.api.deps import AdminDep, ServicesDep
 from app.api.views import error_responses, escalation_view, message_view
+from app.safety.pii import mask_text
 from app.spend import spend_status
 from app.store import analytics
 
@@ -100,7 +101,10 @@ async def get_escalation(case_ref: str, _: AdminDep, services: ServicesDep) -> d
     """The handoff packet and the full transcript."""
     case = await _case(services, case_ref)
     messages = await services.store.messages.after(case.conversation_id, 0)
-    return {"escalation": escalation_view(case), "messages": [message_view(m) for m in messages]}
+    return {
+        "escalation": escalation_view(case),
+        "messages": [message_view(m, admin=True) for m in messages],
+    }
 
 
 @router.post("/escalations/{case_ref}/claim")
@@ -128,7 +132,7 @@ async def reply(case_ref: str, body: ReplyIn, _: AdminDep, services: ServicesDep
         conv,
         seq=seq,
         role="agent",
-        content=body.content.strip(),
+        content=mask_text(body.content.strip(), services.settings.pii_mask),
         meta={"agent": body.agent, "caseRef": case_ref},
     )
     return {"message": message_view(msg)}

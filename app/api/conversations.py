@@ -12,11 +12,13 @@ from fastapi import APIRouter, Header, HTTPException, Query, Request
 from fastapi.sse import EventSourceResponse
 from pydantic import BaseModel, Field, field_validator
 
-from app.api.deps import PrincipalDep, ServicesDep
+from app.api.deps import PrincipalDep, ServicesDep, write_limit
+from app.api.security import client_address
 from app.api.views import conversation_view, error_responses, message_view
 from app.errors import Unauthenticated
 from app.identity import Principal, mint_session, verify_identity
 from app.ratelimit import check_rate_limits
+from app.safety.pii import mask
 from app.services import Services
 from app.store.models import Conversation
 from app.turn.engine import TurnSink, clean_message, request_handoff, run_turn
@@ -59,7 +61,7 @@ class ConversationFeedbackIn(BaseModel):
     comment: str | None = Field(default=None, max_length=2000)
 
 
-@router.post("/sessions")
+@router.post("/sessions", dependencies=[write_limit("sessions", "rate_limit_sessions_per_minute")])
 async def create_session(body: SessionIn, services: ServicesDep) -> dict[str, Any]:
     """Exchange a host-signed identity token (or nothing, for anonymous) for a session token."""
     settings = services.settings
@@ -73,7 +75,9 @@ async def create_session(body: SessionIn, services: ServicesDep) -> dict[str, An
         if customer is None:
             raise HTTPException(401, detail="identity token names an unknown customer")
     token, exp = mint_session(
-        customer.id if customer else None, settings.session_secret.get_secret_value()
+        customer.id if customer else None,
+        settings.session_secret.get_secret_value(),
+        epoch=customer.session_epoch if customer else None,
     )
     return {
         "sessionToken": token,
@@ -95,7 +99,11 @@ async def owned(services: Services, principal: Principal, conversation_id: str) 
     return conv
 
 
-@router.post("/conversations", status_code=201)
+@router.post(
+    "/conversations",
+    status_code=201,
+    dependencies=[write_limit("conversations", "rate_limit_conversations_per_minute")],
+)
 async def create_conversation(principal: PrincipalDep, services: ServicesDep) -> dict[str, Any]:
     conv = await services.store.conversations.create(
         customer_id=principal.customer_id,
@@ -158,7 +166,7 @@ async def post_message(
     """Send a message. `Accept: text/event-stream` streams meta, delta... and done events."""
     conv = await owned(services, principal, conversation_id)
     content = clean_message(body.content, services.tuning)  # 413 / 422 via the error handlers
-    address = request.client.host if request.client else "unknown"
+    address = client_address(request)
     await check_rate_limits(services.store, services.tuning, principal.session_id, address)
 
     if not (accept and "text/event-stream" in accept):
@@ -208,7 +216,10 @@ async def post_message(
     )
 
 
-@router.post("/conversations/{conversation_id}/handoff")
+@router.post(
+    "/conversations/{conversation_id}/handoff",
+    dependencies=[write_limit("handoffs", "rate_limit_handoffs_per_minute")],
+)
 async def handoff(
     conversation_id: str, principal: PrincipalDep, services: ServicesDep
 ) -> dict[str, Any]:
@@ -218,7 +229,10 @@ async def handoff(
     return {"caseRef": case_ref, "message": message_view(message) if message else None}
 
 
-@router.post("/conversations/{conversation_id}/messages/{message_id}/feedback")
+@router.post(
+    "/conversations/{conversation_id}/messages/{message_id}/feedback",
+    dependencies=[write_limit("feedback", "rate_limit_feedback_per_minute")],
+)
 async def message_feedback(
     conversation_id: str,
     message_id: str,
@@ -231,12 +245,19 @@ async def message_feedback(
     if msg is None or msg.role == "user":
         raise HTTPException(404, detail="message not found")
     await services.store.feedback.add(
-        conv.id, message_id=msg.id, helpful=body.helpful, comment=body.comment
+        conv.id,
+        message_id=msg.id,
+        helpful=body.helpful,
+        comment=mask(body.comment, services.settings.pii_mask),
+        expires_at=conv.expires_at,
     )
     return {"ok": True}
 
 
-@router.post("/conversations/{conversation_id}/feedback")
+@router.post(
+    "/conversations/{conversation_id}/feedback",
+    dependencies=[write_limit("feedback", "rate_limit_feedback_per_minute")],
+)
 async def conversation_feedback(
     conversation_id: str,
     body: ConversationFeedbackIn,
@@ -245,6 +266,11 @@ async def conversation_feedback(
 ) -> dict[str, Any]:
     """ "Did this resolve it?" — the confirmation behind the resolution rate."""
     conv = await owned(services, principal, conversation_id)
-    await services.store.feedback.add(conv.id, resolved=body.resolved, comment=body.comment)
+    await services.store.feedback.add(
+        conv.id,
+        resolved=body.resolved,
+        comment=mask(body.comment, services.settings.pii_mask),
+        expires_at=conv.expires_at,
+    )
     await services.store.conversations.update(conv.id, {"resolved": body.resolved})
     return {"ok": True}

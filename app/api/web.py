@@ -11,8 +11,10 @@ from markdown_it import MarkdownIt
 
 from app.api.deps import ServicesDep
 from app.api.security import require_loopback
-from app.identity import article_view_allowed
+from app.identity import article_view_plan
+from app.links import link_key
 from app.safety.screen import without_instructions
+from app.turn.entitlement import audience_ladder
 
 WEB = Path(__file__).resolve().parent.parent / "web" / "static"
 router = APIRouter(include_in_schema=False)
@@ -51,9 +53,10 @@ async def help_article(slug: str, services: ServicesDep, v: str | None = None) -
     article = await services.store.articles.get(slug)
     if article is None or article.status != "published":
         raise HTTPException(404, detail="article not found")
-    secret = services.settings.session_secret.get_secret_value()
-    if article.audience != "all" and not article_view_allowed(v, slug, secret):
-        raise HTTPException(404, detail="article not found")
+    if article.audience != "all":
+        plan = article_view_plan(v, slug, link_key(services.settings))
+        if plan is None or article.audience not in audience_ladder(plan, services.tuning):
+            raise HTTPException(404, detail="article not found")
     body = _md.render(without_instructions(article.body))  # even from an approved article
     title = html.escape(article.title)
     lang = html.escape(article.locale)

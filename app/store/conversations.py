@@ -13,7 +13,10 @@ from typing import Any
 
 from pymongo import ReturnDocument
 
+from app.safety.pii import KINDS, mask, mask_text, mask_value
 from app.store.models import Conversation, Feedback, Message, Role
+
+_MASKED_META = ("condensedQuestion", "standaloneQuestion", "askedFor")
 
 
 def new_id() -> str:
@@ -34,8 +37,9 @@ def owner_filter(customer_id: str | None, anonymous_id: str | None) -> dict[str,
 
 
 class ConversationRepo:
-    def __init__(self, db: Any) -> None:
+    def __init__(self, db: Any, pii: tuple[str, ...] = KINDS) -> None:
         self._c = db["conversations"]
+        self._pii = pii
 
     async def create(
         self,
@@ -93,6 +97,9 @@ class ConversationRepo:
     async def update(self, conversation_id: str, fields: dict[str, Any]) -> None:
         """Set fields given in snake_case model names (e.g. failed_turns, status)."""
         doc = {Conversation.model_fields[k].alias or k: v for k, v in fields.items()}
+        for key in ("summary", "facts"):  # written from what the customer said
+            if key in doc:
+                doc[key] = mask_value(doc[key], self._pii)
         doc["updatedAt"] = now_utc()
         await self._c.update_one({"_id": conversation_id}, {"$set": doc})
 
@@ -119,8 +126,19 @@ class ConversationRepo:
 
 
 class MessageRepo:
-    def __init__(self, db: Any) -> None:
+    """Customer and agent text, and the condensed question in a reply's meta, are PII-masked
+    here, at the last step before storage, whoever the caller was."""
+
+    def __init__(self, db: Any, pii: tuple[str, ...] = KINDS) -> None:
         self._c = db["messages"]
+        self._pii = pii
+
+    def _meta(self, meta: dict[str, Any] | None) -> dict[str, Any]:
+        out = dict(meta or {})
+        for key in _MASKED_META:
+            if isinstance(out.get(key), str):
+                out[key] = mask_text(out[key], self._pii)
+        return out
 
     async def append(
         self,
@@ -137,8 +155,8 @@ class MessageRepo:
             conversation_id=conversation.id,
             seq=seq,
             role=role,
-            content=content,
-            meta=meta or {},
+            content=mask_text(content, self._pii) if role != "assistant" else content,
+            meta=self._meta(meta),
             created_at=now_utc(),
             expires_at=conversation.expires_at,
         )
@@ -160,7 +178,7 @@ class MessageRepo:
         return [Message.from_doc(d) for d in await cursor.sort("seq", 1).to_list()]
 
     async def set_meta(self, message_id: str, meta: dict[str, Any]) -> None:
-        await self._c.update_one({"_id": message_id}, {"$set": {"meta": meta}})
+        await self._c.update_one({"_id": message_id}, {"$set": {"meta": self._meta(meta)}})
 
     async def delete_for_conversations(self, conversation_ids: list[str]) -> int:
         res = await self._c.delete_many({"conversationId": {"$in": conversation_ids}})
@@ -168,8 +186,9 @@ class MessageRepo:
 
 
 class FeedbackRepo:
-    def __init__(self, db: Any) -> None:
+    def __init__(self, db: Any, pii: tuple[str, ...] = KINDS) -> None:
         self._c = db["feedback"]
+        self._pii = pii
 
     async def add(
         self,
@@ -179,14 +198,16 @@ class FeedbackRepo:
         helpful: bool | None = None,
         resolved: bool | None = None,
         comment: str | None = None,
+        expires_at: datetime | None = None,
     ) -> Feedback:
         fb = Feedback(
+            expires_at=expires_at,
             id=new_id(),
             conversation_id=conversation_id,
             message_id=message_id,
             helpful=helpful,
             resolved=resolved,
-            comment=comment,
+            comment=mask(comment, self._pii),
             created_at=now_utc(),
         )
         await self._c.insert_one(fb.to_doc())
