@@ -7,6 +7,7 @@ so a test can pass `dataclasses.replace(TUNING, ...)`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -124,6 +125,20 @@ class Tuning:
     max_message_chars: int = 4000  # longer is a paste of logs; we truncate retrieval input
     max_body_bytes: int = 64_000  # request bodies beyond this are 413
     daily_spend_cap_usd: float = 20.0  # past this, turns fall back to the offline provider
+
+    def without_rate_limits(self) -> Tuning:
+        """This tuning with every rate limit out of reach (load tests, benchmarks, fuzzing)."""
+        big = 10**6
+        return dataclasses.replace(
+            self,
+            rate_limit_session_per_minute=big,
+            rate_limit_address_per_minute=big,
+            rate_limit_sessions_per_minute=big,
+            rate_limit_conversations_per_minute=big,
+            rate_limit_feedback_per_minute=big,
+            rate_limit_handoffs_per_minute=big,
+            rate_limit_admin_failures_per_minute=big,
+        )
 
 
 TUNING = Tuning()

@@ -80,9 +80,12 @@ class Settings(BaseSettings):
         description="Flagged (instruction-like) articles stay out of search and /help until a "
         "person approves them. False = flagged articles are published, still screened.",
     )
-    pii_mask: Annotated[list[Literal["card", "email", "phone", "iban"]], NoDecode] = Field(
-        default=["card", "email", "phone", "iban"],
-        description="What is masked in stored and logged text (cards, emails, phones, IBANs).",
+    pii_mask: Annotated[
+        list[Literal["card", "email", "phone", "iban", "password"]], NoDecode
+    ] = Field(
+        default=["card", "email", "phone", "iban", "password"],
+        description="What is masked in customer and agent text before it is stored, sent to a "
+        "provider or logged: cards, emails, phones, IBANs, typed passwords (comma-separated).",
     )
 
     embedding_cache_dir: Path | None = Field(

@@ -15,7 +15,7 @@ from app.spend import spend_status
 from app.store import analytics
 
 router = APIRouter(
-    prefix="/v1/admin", tags=["admin"], responses=error_responses(401, 404, 409, 413, 422, 503)
+    prefix="/v1/admin", tags=["admin"], responses=error_responses(401, 404, 409, 413, 422, 429, 503)
 )
 
 

@@ -62,9 +62,7 @@ async def help_article(slug: str, services: ServicesDep, v: str | None = None) -
     lang = html.escape(article.locale)
     page = f"""<!doctype html><html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} · Help</title>
-<style>body{{font:16px/1.6 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;
-color:#1c2230}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccd;padding:.3rem .6rem}}
-.meta{{color:#556;font-size:.9rem}}</style></head><body><main>
+<link rel="stylesheet" href="/static/help.css"></head><body><main>
 <p class="meta">Help center · {html.escape(article.category)} · {html.escape(article.audience)}</p>
 <h1>{title}</h1>{body}</main></body></html>"""
     return HTMLResponse(page)
