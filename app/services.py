@@ -7,6 +7,7 @@ import contextlib
 import logging
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from app.providers.chat import build_chat_model, build_fallback_chat_model
@@ -96,7 +97,9 @@ async def prepare_corpus(services: Services) -> None:
 
     try:
         s = services.settings
-        if services.store.embedded and s.seed_on_start:
+        if services.store.embedded and s.seed_on_start and s.articles_dir is not None:
+            await _ingest_articles_dir(services, s.articles_dir)
+        elif services.store.embedded and s.seed_on_start:
             report = await seed_store(
                 services.store, services.embedder, s.seed_dir, quarantine=s.quarantine_flagged
             )
@@ -108,11 +111,41 @@ async def prepare_corpus(services: Services) -> None:
         services.search = await build_search(services)
         articles = await services.store.articles.count({"status": "published"})
         services.corpus_ready = articles > 0
-        if not services.corpus_ready:
+        if not services.corpus_ready and services.startup_error is None:
             services.startup_error = "no published articles: run `make seed` / `make ingest`"
     except Exception as exc:  # the service stays up and says why it is not ready
         log.exception("corpus preparation failed")
         services.startup_error = f"corpus preparation failed: {exc}"
+
+
+async def _ingest_articles_dir(services: Services, folder: Path) -> None:
+    """ARTICLES_DIR: that folder's docs are the whole corpus (no customers, orders or tickets)."""
+    from app.ingest.pipeline import ingest_corpus
+
+    def progress(done: int, total: int) -> None:
+        log.info("ingest progress", extra={"folder": str(folder), "done": done, "total": total})
+
+    report = await ingest_corpus(
+        services.store,
+        services.embedder,
+        folder,
+        services.tuning,
+        default_audience=services.settings.audience_default,
+        progress=progress,
+        quarantine=services.settings.quarantine_flagged,
+    )
+    log.info("articles ingested", extra={"folder": str(folder), "report": report.counts()})
+    for problem in report.bad:
+        log.warning("article rejected", extra={"path": problem.path, "reason": problem.reason})
+    for note in report.warnings:
+        log.info("article warning", extra={"path": note.path, "reason": note.reason})
+    if not report.ingested and not report.unchanged:
+        first = f" (first: {report.bad[0].path}: {report.bad[0].reason})" if report.bad else ""
+        services.startup_error = (
+            f"no articles loaded from ARTICLES_DIR={folder}: {len(report.bad)} files rejected"
+            f"{first}; `make ingest SRC={folder} ARGS='--check --default-audience all'` lists "
+            "every problem"
+        )
 
 
 async def build_search(services: Services) -> Any:

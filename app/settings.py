@@ -94,6 +94,16 @@ class Settings(BaseSettings):
     )
     seed_on_start: bool = True
     seed_dir: Path = ROOT / "seed"
+    articles_dir: Path | None = Field(
+        default=None,
+        description="Serve this folder of docs (Markdown, MDX, HTML; recursively) instead of the "
+        "demo company: articles only, no customers, orders, subscriptions or tickets.",
+    )
+    default_audience: Literal["all", "pro", "enterprise"] | None = Field(
+        default=None,
+        description="Audience for articles whose front matter names none. Unset: such files are "
+        "rejected (entitlement fails closed), except under ARTICLES_DIR, which publishes to all.",
+    )
     ttl_sweep_seconds: float = 60.0
     log_level: str = "INFO"
 
@@ -125,6 +135,19 @@ class Settings(BaseSettings):
         if self.view_secret is not None and len(self.view_secret.get_secret_value()) < 16:
             found.append("VIEW_SECRET")
         return found
+
+    @property
+    def docs_only(self) -> bool:
+        """Serving a folder of docs: no customer data exists, so no order/subscription tools."""
+        return self.articles_dir is not None
+
+    @property
+    def audience_default(self) -> str | None:
+        """DEFAULT_AUDIENCE, else `all` for an ARTICLES_DIR folder (pointing the server at a
+        folder of docs publishes it to its visitors), else None: files must say."""
+        if self.default_audience is not None:
+            return self.default_audience
+        return "all" if self.articles_dir is not None else None
 
     @property
     def embedding_dimensions(self) -> int:
