@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -17,7 +18,10 @@ from app.errors import Misconfigured
 from app.logs import configure_logging
 from app.services import Services, build_services, start_background
 from app.settings import Settings
+from app.store import Store, StoreInUse, open_store
 from tuning import TUNING, Tuning
+
+STARTUP_FAILURE = 3  # uvicorn's exit code for "failed before serving": its supervisor stops too
 
 
 def create_app(
@@ -35,11 +39,12 @@ def create_app(
             f"(or are under 16 characters). Set them in the environment or .env, or run the "
             f"local demo with DEMO=1 (`make run` does)."
         )
+    store = None if services else _claim_store(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = services is None
-        svc = services or await build_services(settings, tuning)
+        svc = services or await build_services(settings, tuning, store=store)
         app.state.services = svc
         if owned:
             start_background(svc)
@@ -76,3 +81,13 @@ def create_app(
     app.include_router(web.router)
     app.mount("/static", StaticFiles(directory=web.WEB, check_dir=False), name="static")
     return app
+
+
+def _claim_store(settings: Settings) -> Store:
+    """Open the store while the process starts, so a second process (or uvicorn worker) on the
+    same embedded store refuses to start with one line instead of serving half the data."""
+    try:
+        return open_store(settings)
+    except StoreInUse as exc:
+        print(f"concierge: refusing to start: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(STARTUP_FAILURE) from None

@@ -45,7 +45,11 @@ class Services:
     async def readiness(self) -> dict[str, Any]:
         """What /readyz reports: the store answers and the corpus is searchable."""
         store_ok = await self.store.ping()
-        checks: dict[str, Any] = {"store": store_ok, "corpus": self.corpus_ready}
+        checks: dict[str, Any] = {
+            "store": store_ok,
+            "corpus": self.corpus_ready,
+            "storage": self.store.describe(),
+        }
         if self.startup_error:
             checks["error"] = self.startup_error
         checks["ready"] = bool(store_ok and self.corpus_ready)
@@ -78,6 +82,8 @@ async def build_services(
 ) -> Services:
     store = store or open_store(settings)
     await ensure_regular_indexes(store.db)
+    if store.describe()["mode"] == "embedded-file":  # one owning process: safe to repair
+        await store.conversations.reclaim_unused_seqs()
     embedder = embedder or build_embedder(settings, tuning)
     return Services(
         settings=settings,
@@ -130,6 +136,7 @@ async def _ingest_articles_dir(services: Services, folder: Path) -> None:
         services.embedder,
         folder,
         services.tuning,
+        prune=True,  # the folder is the whole corpus: a file deleted since last run goes too
         default_audience=services.settings.audience_default,
         progress=progress,
         quarantine=services.settings.quarantine_flagged,
@@ -157,14 +164,14 @@ async def build_search(services: Services) -> Any:
 
 async def ttl_sweeper(services: Services) -> None:
     """Embedded mode only: the in-process store has no TTL monitor, so sweep on a timer."""
-    while True:
-        await asyncio.sleep(services.settings.ttl_sweep_seconds)
+    while True:  # first sweep at start: a durable store may hold documents that expired offline
         try:
             removed = await services.store.db.sweep_expired()
             if removed:
                 log.info("ttl sweep", extra={"removed": removed})
         except Exception:
             log.exception("ttl sweep failed")
+        await asyncio.sleep(services.settings.ttl_sweep_seconds)
 
 
 def start_background(services: Services) -> None:

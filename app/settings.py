@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,6 +30,15 @@ class Settings(BaseSettings):
         default=None, description="Unset = embedded in-process store (mongomock-ng)."
     )
     mongodb_db: str = "concierge"
+    embedded_store: Literal["file", "memory"] = Field(
+        default="file",
+        description="Embedded mode only. file = durable: written through to SQLite in DATA_DIR "
+        "and owned by one process (locked); memory = gone on exit (tests, throwaway demos).",
+    )
+    data_dir: Path = Field(
+        default=ROOT / "data",
+        description="Embedded file store: its SQLite file and lock. One process per directory.",
+    )
 
     embedder: Literal["local", "voyage", "fake"] = "local"
     local_embedding_model: str = "all-MiniLM-L6-v2"
@@ -80,12 +91,12 @@ class Settings(BaseSettings):
         description="Flagged (instruction-like) articles stay out of search and /help until a "
         "person approves them. False = flagged articles are published, still screened.",
     )
-    pii_mask: Annotated[
-        list[Literal["card", "email", "phone", "iban", "password"]], NoDecode
-    ] = Field(
-        default=["card", "email", "phone", "iban", "password"],
-        description="What is masked in customer and agent text before it is stored, sent to a "
-        "provider or logged: cards, emails, phones, IBANs, typed passwords (comma-separated).",
+    pii_mask: Annotated[list[Literal["card", "email", "phone", "iban", "password"]], NoDecode] = (
+        Field(
+            default=["card", "email", "phone", "iban", "password"],
+            description="What is masked in customer and agent text before it is stored, sent to a "
+            "provider or logged: cards, emails, phones, IBANs, typed passwords (comma-separated).",
+        )
     )
 
     embedding_cache_dir: Path | None = Field(
@@ -135,6 +146,17 @@ class Settings(BaseSettings):
         if self.view_secret is not None and len(self.view_secret.get_secret_value()) < 16:
             found.append("VIEW_SECRET")
         return found
+
+    @model_validator(mode="after")
+    def _docs_folder_has_its_own_store(self) -> Settings:
+        """ARTICLES_DIR keeps its durable store in DATA_DIR/docs-<folder>-<hash>, so a docs folder
+        never mixes with the demo company's data or with another folder's."""
+        if self.articles_dir is not None and not self.data_dir.name.startswith("docs-"):
+            folder = self.articles_dir.expanduser().resolve()
+            name = re.sub(r"[^a-z0-9]+", "-", folder.name.lower()).strip("-") or "docs"
+            digest = hashlib.sha256(str(folder).encode()).hexdigest()[:8]
+            self.data_dir = self.data_dir / f"docs-{name}-{digest}"
+        return self
 
     @property
     def docs_only(self) -> bool:

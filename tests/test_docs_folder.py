@@ -103,3 +103,39 @@ def test_a_folder_with_no_loadable_article_says_why_it_is_not_ready(tmp_path: Pa
         assert body["ready"] is False
         assert "ARTICLES_DIR" in body["error"] and "1 files rejected" in body["error"]
         assert "unknown audience 'partners'" in body["error"]
+
+
+def test_a_docs_folder_gets_its_own_durable_store_that_follows_the_folder(
+    folder: Path, tmp_path: Path
+) -> None:
+    settings = make_settings(articles_dir=folder, embedded_store="file", data_dir=tmp_path)
+    assert settings.data_dir.parent == tmp_path
+    assert settings.data_dir.name.startswith("docs-")  # never the demo company's store
+
+    store_dir = tmp_path / "data"
+    with running_app(
+        articles_dir=folder, seed_on_start=True, embedded_store="file", data_dir=store_dir
+    ) as api:
+
+        async def slugs() -> set[str]:
+            return {a.slug for a in await api.services.store.articles.list()}
+
+        assert api.run(slugs) == {
+            "sync-regions",
+            "security-and-privacy",
+            "version-history",
+            "keyboard",
+            "export",
+        }
+    (folder / "guides" / "export.md").unlink()
+    _write(folder, "guides/import.md", "# Import\n\nDrop files in.\n")
+    with running_app(
+        articles_dir=folder, seed_on_start=True, embedded_store="file", data_dir=store_dir
+    ) as api:
+        assert api.run(slugs) == {
+            "sync-regions",
+            "security-and-privacy",
+            "version-history",
+            "keyboard",
+            "import",
+        }

@@ -172,6 +172,12 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
         ["^fact-1", "^orphan", "=="],
     ),
     (
+        "escaped wiki-link syntax is shown as code",
+        r"Use the \[\[double bracket\]\] syntax.",
+        ["Use the `[[double bracket]]` syntax."],
+        ["\\["],
+    ),
+    (
         "fenced code is never rewritten",
         "```md\n![[Set up sync]]\n> [!note]\n<!-- c -->\n```",
         ["```md\n![[Set up sync]]\n> [!note]\n<!-- c -->\n```"],

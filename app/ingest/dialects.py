@@ -10,6 +10,7 @@ What is rewritten (everything outside fenced code and inline code spans; code is
   note, section or block (itself normalised, headings shifted under the embedding section,
   at most `MAX_EMBED_DEPTH` deep, cycles cut); `![[image.png|alt]]` and local `![alt](img.png)`
   become their alt text (nothing when there is none).
+- Escaped brackets `\\[\\[x\\]\\]` (syntax an author shows on purpose) become inline code.
 - Wiki-links `[[Note#Heading|text]]` become `[text](/help/<slug>)` when the note is in the
   corpus (plain text otherwise, and always plain inside headings); block ids `^abc` are dropped;
   `==highlights==` lose their markers.
@@ -49,6 +50,7 @@ _MDX_IMPORT = re.compile(r"^(?:import|export)\s.*$")
 _INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
 _EMBED = re.compile(r"!\[\[([^\[\]\n]+?)\]\]")
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+_ESCAPED_WIKILINK = re.compile(r"\\\[\\\[([^\[\]\n]+?)\\\]\\\]")
 _PLACEHOLDER = re.compile("\x00(\\d+)\x00")
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _BLOCK_ID_LINE = re.compile(r"^[ \t]*\^[A-Za-z0-9-]+[ \t]*$")
@@ -292,6 +294,7 @@ def _admonition(kind: str, title: str, inner: str, ctx: _Context, level: int) ->
 
 def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> str:
     """Inline rewrites on prose; inline code spans are protected."""
+    text = _ESCAPED_WIKILINK.sub(r"`[[\1]]`", text)  # syntax the author meant to show
     text, spans = _hide_code(text)
     lines = []
     for line in text.split("\n"):

@@ -14,6 +14,9 @@ from app.store.escalations import EscalationRepo
 from app.store.guard import guard
 from app.store.knowledge import ArticleRepo, ChunkRepo, TicketRepo
 from app.store.limits import RateLimitRepo, SpendRepo
+from app.store.lock import StoreInUse
+
+__all__ = ["Store", "StoreInUse", "open_store"]
 
 
 @dataclass
@@ -55,6 +58,16 @@ class Store:
         self.rate_limits = RateLimitRepo(self.db)
         self.spend = SpendRepo(self.db)
 
+    def describe(self) -> dict[str, Any]:
+        """Which kind of store this is and, for the embedded one, the process that owns it."""
+        if not self.embedded:
+            return {"mode": "mongodb", "database": self.db.name}
+        info: dict[str, Any] = {"mode": f"embedded-{self.client.mode}"}
+        if self.client.data_dir is not None:
+            info["dataDir"] = str(self.client.data_dir)
+            info["owner"] = self.client.owner()
+        return info
+
     async def ping(self) -> bool:
         try:
             await self.db.command("ping")
@@ -80,7 +93,8 @@ class Store:
 
 
 def open_store(settings: Settings) -> Store:
-    """PyMongo async against MONGODB_URI when set, else a fresh embedded in-process store."""
+    """PyMongo async against MONGODB_URI when set, else the embedded store: durable in
+    `settings.data_dir` (raises `StoreInUse` when another process owns it) or memory only."""
     if settings.mongodb_uri:
         from pymongo import AsyncMongoClient
 
@@ -93,7 +107,8 @@ def open_store(settings: Settings) -> Store:
             embedded=False,
             pii=tuple(settings.pii_mask),
         )
-    client = EmbeddedClient()
+    data_dir = settings.data_dir if settings.embedded_store == "file" else None
+    client = EmbeddedClient(data_dir)
     return Store(
         client=client, db=client[settings.mongodb_db], embedded=True, pii=tuple(settings.pii_mask)
     )

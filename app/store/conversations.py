@@ -40,6 +40,7 @@ class ConversationRepo:
     def __init__(self, db: Any, pii: tuple[str, ...] = KINDS) -> None:
         self._c = db["conversations"]
         self._pii = pii
+        self._m = db["messages"]
 
     async def create(
         self,
@@ -117,6 +118,24 @@ class ConversationRepo:
                 },
             },
         )
+
+    async def reclaim_unused_seqs(self) -> int:
+        """After a crash: give back sequence numbers reserved for messages never stored.
+
+        A seq is reserved ($inc) just before its message is inserted; a process killed between
+        the two leaves `lastSeq` one ahead of the last message, and the next message would leave
+        a hole. Run at the start of the single process that owns an embedded store (never with
+        several workers sharing a cluster: one of them may be between the two steps right now).
+        """
+        pipeline = [{"$group": {"_id": "$conversationId", "top": {"$max": "$seq"}}}]
+        top = {d["_id"]: int(d["top"]) for d in await (await self._m.aggregate(pipeline)).to_list()}
+        fixed = 0
+        async for doc in self._c.find({"lastSeq": {"$gt": 0}}, {"_id": 1, "lastSeq": 1}):
+            last = top.get(doc["_id"], 0)
+            if int(doc["lastSeq"]) > last:
+                await self._c.update_one({"_id": doc["_id"]}, {"$set": {"lastSeq": last}})
+                fixed += 1
+        return fixed
 
     async def delete_for_customer(self, customer_id: str) -> list[str]:
         ids = [d["_id"] async for d in self._c.find({"customerId": customer_id}, {"_id": 1})]

@@ -168,8 +168,9 @@ class Escalation(Model):
     status: EscalationStatus = "open"
     reason: str
     intent: str | None = None
-    asked_for: str = ""
-    sentiment: str | None = None
+    asked_for: str = ""  # the problem: the first unresolved request's standalone question
+    trigger: str | None = None  # the customer's message that set off the handoff, verbatim
+    sentiment: str | None = None  # the trigger's sentiment
     customer: dict[str, Any] | None = None
     conversation: dict[str, Any] = Field(default_factory=dict)
     attempted: dict[str, Any] = Field(default_factory=dict)

@@ -22,7 +22,7 @@ from app.providers.chat.base import Passage
 from app.providers.embeddings.memo import one_turn
 from app.safety.pii import mask_text
 from app.store.models import Conversation, Message
-from app.turn import memory
+from app.turn import memory, problem
 from app.turn.condense import condense
 from app.turn.escalate import (
     Decision,
@@ -245,7 +245,11 @@ async def _answer(
             subscription=subscription,
             reason=decision.reason,
             intent=cond.intent,
-            asked_for=cond.standalone_question,
+            asked_for=problem.first_unresolved(
+                problem.turns_from_metas([m.meta for m in prior if m.role == "assistant"]),
+                problem.Turn(cond.standalone_question, cond.intent, cond.sentiment, failed),
+            ),
+            trigger=user_msg.content,
             sentiment=cond.sentiment,
             failed_turns=failed,
             attempted=_attempted(confidence, top, passage_meta, tool_meta),
@@ -333,8 +337,9 @@ async def request_handoff(
     customer = await store.customers.get(principal.customer_id) if principal.customer_id else None
     subscription = await store.subscriptions.for_customer(customer.id) if customer else None
     prior = await store.messages.last(conv.id, 12)
-    last = next((m.meta for m in reversed(prior) if m.role == "assistant"), {})
-    last_question = last.get("condensedQuestion") or ""
+    metas = [m.meta for m in prior if m.role == "assistant"]
+    last = metas[-1] if metas else {}
+    customer_said = next((m.content for m in reversed(prior) if m.role == "user"), None)
     attempted = _attempted(
         last.get("confidence"),
         last.get("topRerankScore"),
@@ -347,8 +352,10 @@ async def request_handoff(
         subscription=subscription,
         reason="explicit",
         intent=conv.last_intent,
-        asked_for=last_question or "(asked for a person)",
-        sentiment=None,
+        asked_for=problem.first_unresolved(problem.turns_from_metas(metas), None)
+        or "(asked for a person)",
+        trigger=customer_said,
+        sentiment=last.get("sentiment"),
         failed_turns=conv.failed_turns,
         attempted=attempted,
         now=datetime.now(UTC),

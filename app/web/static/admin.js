@@ -396,7 +396,14 @@
                 h('td', null, h('span', { class: `badge ${c.status}` }, c.status)),
                 h('td', null, REASON_LABELS[c.reason] || c.reason, c.intent ? h('div', null, h('span', { class: 'chip' }, c.intent)) : null),
                 h('td', null, customerLabel(c.customer)),
-                h('td', null, (c.askedFor || '').length > 90 ? c.askedFor.slice(0, 88) + '…' : c.askedFor || '—'),
+                h(
+                  'td',
+                  null,
+                  (c.askedFor || '').length > 90 ? c.askedFor.slice(0, 88) + '…' : c.askedFor || '—',
+                  c.trigger && c.trigger !== c.askedFor
+                    ? h('div', { class: 'help' }, 'Trigger: “', c.trigger.length > 70 ? c.trigger.slice(0, 68) + '…' : c.trigger, '”', c.sentiment ? ` (${c.sentiment})` : '')
+                    : null
+                ),
                 h('td', null, slaBadge(c)),
                 h('td', null, c.claimedBy || '—')
               )
@@ -526,6 +533,7 @@
       h('h4', null, 'Request'),
       dl([
         ['Asked for', c.askedFor],
+        ['Trigger', c.trigger && c.trigger !== c.askedFor ? `“${c.trigger}”` : null],
         ['Reason', REASON_LABELS[c.reason] || c.reason],
         ['Intent', c.intent ? h('span', { class: 'chip' }, c.intent) : null],
         ['Sentiment', c.sentiment],
