@@ -122,7 +122,7 @@ class Tuning:
     rate_limit_feedback_per_minute: int = 30
     rate_limit_handoffs_per_minute: int = 5  # each one puts a case in front of a person
     rate_limit_admin_failures_per_minute: int = 10  # then even the right token waits (429)
-    max_message_chars: int = 4000  # longer is a paste of logs; we truncate retrieval input
+    max_message_chars: int = 4000  # longer is a paste of logs: refused (413) with what to do
     max_body_bytes: int = 64_000  # request bodies beyond this are 413
     daily_spend_cap_usd: float = 20.0  # past this, turns fall back to the offline provider
 

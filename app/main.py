@@ -11,7 +11,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.middleware.trustedhost import TrustedHostMiddleware
 from fastapi.staticfiles import StaticFiles
 
-from app.api import admin, conversations, demo, health, web
+from app.api import admin, conversations, demo, docs, health, web
 from app.api.middleware import BodySizeLimit, install_error_handlers
 from app.api.security import SecurityHeaders
 from app.errors import Misconfigured
@@ -59,6 +59,8 @@ def create_app(
         version="0.1.0",
         summary="Conversational customer support on MongoDB.",
         lifespan=lifespan,
+        docs_url=None,  # served by app.api.docs from local assets, not a CDN
+        redoc_url=None,
     )
     app.router.redirect_slashes = False  # a redirect would be built from the Host header
     install_error_handlers(app)
@@ -79,6 +81,7 @@ def create_app(
     if settings.demo:
         app.include_router(demo.router)
     app.include_router(web.router)
+    app.include_router(docs.router)
     app.mount("/static", StaticFiles(directory=web.WEB, check_dir=False), name="static")
     return app
 

@@ -41,7 +41,6 @@ class Settings(BaseSettings):
     )
 
     embedder: Literal["local", "voyage", "fake"] = "local"
-    local_embedding_model: str = "all-MiniLM-L6-v2"
     voyage_api_key: SecretStr | None = None
     voyage_base_url: str | None = None
     voyage_embedding_model: str = "voyage-3.5"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import json
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -10,6 +13,8 @@ import pytest
 
 from app.links import article_url, link_key
 from tests.apihelp import ADMIN, Api, running_app
+
+pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
@@ -25,6 +30,13 @@ def test_health_and_openapi(api: Api) -> None:
     paths = api.client.get("/openapi.json").json()["paths"]
     assert "/v1/conversations/{conversation_id}/messages" in paths
     assert api.client.get("/docs").status_code == 200
+
+
+def _unsigned(claims: dict[str, object]) -> str:
+    def part(obj: dict[str, object]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(obj).encode()).rstrip(b"=").decode()
+
+    return f"{part({'alg': 'none', 'typ': 'JWT'})}.{part(claims)}."
 
 
 @pytest.mark.parametrize(
@@ -47,14 +59,11 @@ def test_health_and_openapi(api: Api) -> None:
             algorithm="HS256",
         ),
         lambda s: "not-a-jwt",
-        lambda s: (
-            jwt.encode(
-                {"sub": "cus_castellan", "exp": datetime.now(UTC) + timedelta(minutes=5)},
-                "",
-                algorithm="HS256",
-            )
-            if False
-            else "eyJhbGciOiJub25lIn0.eyJzdWIiOiJjdXNfY2FzdGVsbGFuIn0."
+        lambda s: _unsigned(  # alg "none", otherwise valid: only the missing signature is wrong
+            {
+                "sub": "cus_castellan",
+                "exp": int((datetime.now(UTC) + timedelta(minutes=5)).timestamp()),
+            }
         ),
     ],
     ids=["forged", "expired", "no-exp", "unknown-customer", "garbage", "alg-none"],
@@ -316,3 +325,38 @@ def test_flagged_article_can_be_reviewed_and_unpublished() -> None:
         filt = filter_for_customer("enterprise", "en", api.services.tuning)
         hits = api.run(api.services.search.bm25_articles, "clean room panel disinfectant", filt, 30)
         assert "room-panel-cleaning" not in {h.doc_id for h in hits}
+
+
+def test_root_redirects_to_the_demo_in_demo_mode_else_to_the_docs() -> None:
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from tests.apihelp import make_settings
+
+    for demo, target in ((True, "/demo"), (False, "/docs")):
+        app = create_app(make_settings(demo=demo, seed_on_start=False))
+        with TestClient(app) as client:
+            r = client.get("/", follow_redirects=False)
+        assert (r.status_code, r.headers["location"]) == (307, target)
+
+
+def test_api_reference_loads_only_local_assets(api: Api) -> None:
+    html = api.client.get("/docs").text
+    assets = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert len(assets) >= 2 and "<script>" not in html  # no inline code either
+    for url in assets:
+        assert url.startswith("/docs-assets/"), url
+        assert api.client.get(url).status_code == 200, url
+
+
+def test_every_operation_declares_its_response_schema(api: Api) -> None:
+    spec = api.client.get("/openapi.json").json()
+    schemas = spec["components"]["schemas"]
+    operations = [(m, p, op) for p, ops in spec["paths"].items() for m, op in ops.items()]
+    assert len(operations) >= 21
+    for method, path, op in operations:
+        ok = next(v for k, v in op["responses"].items() if k.startswith("2"))
+        ref = ok["content"]["application/json"]["schema"]["$ref"]
+        model = schemas[ref.rsplit("/", 1)[1]]
+        assert model["type"] == "object" and model["properties"], (method, path)
+        assert model.get("additionalProperties") is False, (method, path)  # no silent drift

@@ -11,6 +11,8 @@ import browser_helpers as bh
 import pytest
 from browser_helpers import WIDGET, ask_in_widget, js_errors, open_widget, shot, widget_state
 
+from app.store.models import Feedback
+
 pytestmark = pytest.mark.browser
 
 live = bh.live
@@ -102,7 +104,8 @@ def test_thumbs_down_and_did_this_solve_it_are_stored(live: bh.LiveApp, page: An
     page.locator(f"{WIDGET} .resolved", has_text="Sorry it didn").wait_for()
     shot(page, "widget-feedback")
 
-    stored = live.run(live.store.feedback.for_conversation(conversation_id))
+    docs = live.store.db["feedback"].find({"conversationId": conversation_id}).to_list()
+    stored = [Feedback.from_doc(d) for d in live.run(docs)]
     thumbs = [f for f in stored if f.message_id == message_id]
     assert [(f.helpful, f.comment) for f in thumbs] == [
         (False, "It did not say how long the link is valid")

@@ -16,8 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.serverproc import free_port, running, uvicorn, wait_until
+
+pytestmark = pytest.mark.integration
 
 CONVERSATIONS = 20
 MESSAGES_EACH = 2

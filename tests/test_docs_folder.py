@@ -12,6 +12,8 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from tests.apihelp import make_settings, running_app
 
+pytestmark = pytest.mark.integration
+
 RAW_SYNTAX = re.compile(r"\[\[|\]\]|\[![a-z]+\]|^:::|^!!! |&lt;!--|%%|\{/\*|&lt;Tab", re.M)
 
 
@@ -139,3 +141,34 @@ def test_a_docs_folder_gets_its_own_durable_store_that_follows_the_folder(
             "keyboard",
             "import",
         }
+
+
+def test_a_docs_only_deployment_has_no_order_or_subscription_tools(folder: Path) -> None:
+    with running_app(articles_dir=folder, seed_on_start=True) as api:
+        headers = api.session()
+        for text in ("Where is my order ORD-1042?", "When does my subscription renew?"):
+            conv = api.conversation(headers)
+            api.send(headers, conv, text)
+            meta = api.messages(conv)[-1]["meta"]
+            assert meta["intent"] != "order_status"
+            used = {t["tool"] for t in meta.get("tools", [])}
+            assert not used & {"lookupOrder", "listRecentOrders", "lookupSubscription"}, used
+
+
+def test_without_customer_data_shrinks_the_closed_sets() -> None:
+    from app.turn.clamp import Condensation, without_customer_data
+
+    cond = Condensation(
+        standalone_question="Where is order ORD-1042?",
+        intent="order_status",
+        needs_retrieval=True,
+        needs_tools=("lookupOrder", "lookupCase"),
+        sentiment="neutral",
+        mentioned_order_id="ORD-1042",
+        explicit_human_request=False,
+    )
+    out = without_customer_data(cond)
+    assert (out.intent, out.needs_tools, out.mentioned_order_id) == ("other", ("lookupCase",), None)
+    assert {"intent", "needs_tools"} <= set(out.clamped_fields)
+    how_to = Condensation("How do I export?", "how_to", True, (), "neutral", None, False)
+    assert without_customer_data(how_to) is how_to

@@ -9,6 +9,8 @@ import pytest
 from app.providers.rerank.fake import FakeReranker
 from tests.apihelp import ADMIN, Api, running_app
 
+pytestmark = pytest.mark.integration
+
 PROBLEM = "the panel keeps rebooting"
 COMPLAINT = "still rebooting, this is useless"
 

@@ -37,6 +37,7 @@ async def test_lock_is_released_on_close(tmp_path: Path) -> None:
     await second.close()
 
 
+@pytest.mark.integration
 def test_second_process_on_the_same_store_refuses_with_one_line(tmp_path: Path) -> None:
     port_a, port_b = free_port(), free_port()
     with running(uvicorn(port_a, tmp_path)) as first:
@@ -56,6 +57,7 @@ def test_second_process_on_the_same_store_refuses_with_one_line(tmp_path: Path) 
         assert httpx.get(f"http://127.0.0.1:{port_a}/healthz", timeout=5).status_code == 200
 
 
+@pytest.mark.integration
 def test_two_uvicorn_workers_without_mongodb_uri_refuse(tmp_path: Path) -> None:
     port = free_port()
     with running(uvicorn(port, tmp_path, "--workers", "2")) as server:

@@ -13,6 +13,15 @@ from fastapi.sse import EventSourceResponse
 from pydantic import BaseModel, Field, field_validator
 
 from app.api.deps import PrincipalDep, ServicesDep, write_limit
+from app.api.schemas import (
+    ConversationCreated,
+    ConversationOut,
+    HandoffOut,
+    MessagesOut,
+    Ok,
+    SessionOut,
+    TurnOut,
+)
 from app.api.security import client_address
 from app.api.views import conversation_view, error_responses, message_view
 from app.errors import Unauthenticated
@@ -61,7 +70,11 @@ class ConversationFeedbackIn(BaseModel):
     comment: str | None = Field(default=None, max_length=2000)
 
 
-@router.post("/sessions", dependencies=[write_limit("sessions", "rate_limit_sessions_per_minute")])
+@router.post(
+    "/sessions",
+    response_model=SessionOut,
+    dependencies=[write_limit("sessions", "rate_limit_sessions_per_minute")],
+)
 async def create_session(body: SessionIn, services: ServicesDep) -> dict[str, Any]:
     """Exchange a host-signed identity token (or nothing, for anonymous) for a session token."""
     settings = services.settings
@@ -102,6 +115,7 @@ async def owned(services: Services, principal: Principal, conversation_id: str) 
 @router.post(
     "/conversations",
     status_code=201,
+    response_model=ConversationCreated,
     dependencies=[write_limit("conversations", "rate_limit_conversations_per_minute")],
 )
 async def create_conversation(principal: PrincipalDep, services: ServicesDep) -> dict[str, Any]:
@@ -113,7 +127,11 @@ async def create_conversation(principal: PrincipalDep, services: ServicesDep) ->
     return {"id": conv.id, "status": conv.status, "createdAt": conv.created_at.isoformat()}
 
 
-@router.get("/conversations/{conversation_id}")
+@router.get(
+    "/conversations/{conversation_id}",
+    response_model=ConversationOut,
+    response_model_exclude_unset=True,
+)
 async def get_conversation(
     conversation_id: str, principal: PrincipalDep, services: ServicesDep
 ) -> dict[str, Any]:
@@ -122,7 +140,11 @@ async def get_conversation(
     return conversation_view(conv, messages)
 
 
-@router.get("/conversations/{conversation_id}/messages")
+@router.get(
+    "/conversations/{conversation_id}/messages",
+    response_model=MessagesOut,
+    response_model_exclude_unset=True,
+)
 async def list_messages(
     conversation_id: str,
     principal: PrincipalDep,
@@ -152,8 +174,16 @@ class _QueueSink(TurnSink):
 
 @router.post(
     "/conversations/{conversation_id}/messages",
-    response_model=None,
-    responses={200: {"content": {"text/event-stream": {}, "application/json": {}}}},
+    response_model=TurnOut,
+    response_model_exclude_unset=True,
+    responses={
+        200: {
+            "description": "JSON (`TurnOut`), or with `Accept: text/event-stream` a stream of "
+            "`meta`, `delta` ({text}) … then `done` ({message, userMessage}) or `error` "
+            "({detail}) events.",
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        }
+    },
 )
 async def post_message(
     conversation_id: str,
@@ -218,6 +248,8 @@ async def post_message(
 
 @router.post(
     "/conversations/{conversation_id}/handoff",
+    response_model=HandoffOut,
+    response_model_exclude_unset=True,
     dependencies=[write_limit("handoffs", "rate_limit_handoffs_per_minute")],
 )
 async def handoff(
@@ -231,6 +263,7 @@ async def handoff(
 
 @router.post(
     "/conversations/{conversation_id}/messages/{message_id}/feedback",
+    response_model=Ok,
     dependencies=[write_limit("feedback", "rate_limit_feedback_per_minute")],
 )
 async def message_feedback(
@@ -256,6 +289,7 @@ async def message_feedback(
 
 @router.post(
     "/conversations/{conversation_id}/feedback",
+    response_model=Ok,
     dependencies=[write_limit("feedback", "rate_limit_feedback_per_minute")],
 )
 async def conversation_feedback(

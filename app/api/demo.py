@@ -11,6 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, HTTPException
 
 from app.api.deps import ServicesDep
+from app.api.schemas import DemoCustomers
 from app.api.security import require_loopback
 from app.api.views import error_responses
 from app.identity import mint_identity
@@ -23,7 +24,7 @@ router = APIRouter(
 )
 
 
-@router.get("/customers")
+@router.get("/customers", response_model=DemoCustomers)
 async def demo_customers(services: ServicesDep) -> dict[str, Any]:
     """Seeded customers with short-lived identity tokens (embedded demo mode only)."""
     if not services.settings.demo or not services.store.embedded:

@@ -132,14 +132,19 @@ class Ticket(Model):
     embedding: list[float] = Field(default_factory=list)
 
 
+# Kept beside the conversation document, not in it (see `ConversationRepo`): the conversation
+# document is rewritten several times a turn and must not grow with the conversation.
+MEMORY_FIELDS = frozenset({"summary", "summarized_through_seq", "facts"})
+
+
 class Conversation(Model):
     id: str = Field(alias="_id")
     customer_id: str | None = None
     anonymous_id: str | None = None
     status: ConversationStatus = "open"
-    summary: str = ""
-    summarized_through_seq: int = 0
-    facts: list[dict[str, Any]] = Field(default_factory=list)
+    summary: str = ""  # from `conversation_summaries`
+    summarized_through_seq: int = 0  # from `conversation_summaries`
+    facts: list[dict[str, Any]] = Field(default_factory=list)  # from `conversation_facts`
     turn_count: int = 0
     failed_turns: int = 0
     last_intent: str | None = None

@@ -23,6 +23,7 @@ from app.providers.embeddings.memo import one_turn
 from app.safety.pii import mask_text
 from app.store.models import Conversation, Message
 from app.turn import memory, problem
+from app.turn.clamp import without_customer_data
 from app.turn.condense import condense
 from app.turn.escalate import (
     Decision,
@@ -116,6 +117,9 @@ async def run_turn(
         content=masked,
         meta={"masked": True} if masked != content else {},
     )
+    # The first event goes out as soon as the message is stored, before any slow work: the
+    # client knows its message is safe (and its id and seq) while the answer is prepared.
+    await sink.meta({"userMessage": _ref(user_msg), "stage": "stored"})
     conv = await store.conversations.get(conversation.id) or conversation
     if conv.status == "escalated":
         case = await store.escalations.open_for_conversation(conv.id)
@@ -189,6 +193,8 @@ async def _answer(
         prev_standalone=prev_standalone,
     )
     latency["condense"] = _ms(t)
+    if services.settings.docs_only:  # ARTICLES_DIR: no orders or subscriptions exist here
+        cond = without_customer_data(cond)
 
     # -- retrieve and tools, unless policy sends this straight to a person
     retrieval: RetrievalResult | None = None
@@ -494,10 +500,10 @@ async def _remember(
     """Counters, verbatim facts, and (every few turns, off the request path) the summary."""
     store, tuning = services.store, services.tuning
     await store.conversations.record_turn(conv.id, failed_turns=failed, last_intent=intent)
-    new_facts = memory.extract_facts(user_msg.content, user_msg.seq)
-    if new_facts:
-        merged = memory.merge_facts(memory.facts_from_docs(conv.facts), new_facts)
-        await store.conversations.update(conv.id, {"facts": [f.to_doc() for f in merged]})
+    known = {f.key for f in memory.facts_from_docs(conv.facts)}
+    fresh = [f for f in memory.extract_facts(user_msg.content, user_msg.seq) if f.key not in known]
+    if fresh:  # appended one document each: what is remembered is never rewritten
+        await store.conversations.add_facts(conv, [f.to_doc() for f in fresh])
     if memory.should_summarize(conv.turn_count + 1, tuning):
         services.spawn(_summarize(services, conv.id))
 
@@ -513,6 +519,4 @@ async def _summarize(services: Services, conversation_id: str) -> None:
         return
     model = services.fallback_model if services.settings.llm == "offline" else services.chat_model
     summary = await memory.summarize(messages, conv.summary, model, services.tuning)
-    await store.conversations.update(
-        conv.id, {"summary": summary, "summarized_through_seq": messages[-1].seq}
-    )
+    await store.conversations.set_summary(conv, summary, messages[-1].seq)

@@ -227,7 +227,7 @@
   }
 
   document.addEventListener('concierge:meta', (e) => {
-    pendingCard = newCard(false);
+    pendingCard = pendingCard || newCard(false); // one card per turn, however many meta events
     fillCard(pendingCard, e.detail);
   });
   document.addEventListener('concierge:turn', (e) => {

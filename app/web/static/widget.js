@@ -1046,10 +1046,11 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
         d = { text: raw };
       }
       if (event === 'meta') {
-        meta = d;
+        // the first meta arrives as soon as the message is stored; the analysis follows in a second
+        meta = Object.assign({}, meta || {}, d);
         attachUser(userEl, d.userMessage);
         if (!s) s = startBubble();
-        emit('concierge:meta', { meta: d, question, conversationId: st.conversationId, customer: st.customer || null });
+        emit('concierge:meta', { meta, question, conversationId: st.conversationId, customer: st.customer || null });
       } else if (event === 'delta') {
         if (!s) s = startBubble();
         s.text += d.text || '';
