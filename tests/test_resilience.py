@@ -350,11 +350,13 @@ def test_sse_error_event_when_the_turn_fails(api: Api, swap: Any) -> None:
     `error` event (not `done`), and the message is kept."""
     h = api.session("cus_castellan")
     conv = api.conversation(h)
-    swap("store", losing(api.services.store, "customers", "escalations"))
+    # `customers` stays reachable: the session check reads it before anything is stored; the
+    # refund request is handed off, which reads the subscription and writes the case
+    swap("store", losing(api.services.store, "subscriptions", "escalations"))
     r = api.client.post(
         f"/v1/conversations/{conv}/messages",
         headers={**h, "Accept": "text/event-stream"},
-        json={"content": "How do I update the room panel firmware?"},
+        json={"content": "I want a refund for ORD-1002"},
     )
     swap.restore()
     events = parse_sse(r.text)

@@ -260,7 +260,7 @@ class ArticleReviewOut(Out):
     title: str
     audience: str
     locale: str
-    status: Literal["draft", "published"]
+    status: Literal["draft", "published", "quarantined"]  # quarantined: flagged, not approved
     reviewFlags: list[str]
     reviewedBy: str | None
     reviewedAt: IsoTime | None
