@@ -126,6 +126,25 @@ class Tuning:
     max_body_bytes: int = 64_000  # request bodies beyond this are 413
     daily_spend_cap_usd: float = 20.0  # past this, turns fall back to the offline provider
 
+    # --- provider budgets (seconds; see app/providers/budget.py) ---
+    # A customer waits for the whole turn, so every stage gets a slice of one turn budget and a
+    # slow provider costs its own stage only: it times out, the stage falls back (offline
+    # condenser, lexical-only retrieval, offline answer) and the turn still answers in time.
+    turn_budget_seconds: float = 30.0  # past this a chat widget looks broken; hard stop
+    condense_budget_seconds: float = 6.0  # one small JSON call (~200 output tokens)
+    retrieve_budget_seconds: float = 6.0  # query embedding + three rankers + rerank
+    embed_budget_seconds: float = 2.0  # of retrieve: a query embeds in ~0.1-0.3 s when healthy
+    rerank_budget_seconds: float = 3.0  # of retrieve: 20 passages through a rerank API ≈ 0.5 s
+    generation_round_budget_seconds: float = 15.0  # each model call of the answer's tool loop
+    summary_budget_seconds: float = 30.0  # off the request path, but never an unbounded call
+    provider_max_retries: int = 1  # one retry rides out a blip; more spends the customer's wait
+    provider_retry_base_seconds: float = 0.5  # backoff when the server sends no retry-after
+    provider_min_attempt_seconds: float = 1.0  # less left than this: fall back, don't call
+    provider_call_timeout_seconds: float = 30.0  # one HTTP attempt, even outside a turn
+    # Caching alert: after this many cache-eligible calls today with zero cache reads, the admin
+    # metrics say caching is not working (a prefix that changes per call, or under the minimum).
+    cache_read_alert_calls: int = 20
+
     def without_rate_limits(self) -> Tuning:
         """This tuning with every rate limit out of reach (load tests, benchmarks, fuzzing)."""
         big = 10**6

@@ -14,6 +14,8 @@ from app.providers.chat import build_chat_model, build_fallback_chat_model
 from app.providers.chat.base import ChatModel
 from app.providers.embeddings import build_embedder
 from app.providers.embeddings.base import Embedder
+from app.providers.errors import ProviderError
+from app.providers.health import ProviderHealth
 from app.providers.rerank import build_reranker
 from app.providers.rerank.base import Reranker
 from app.settings import Settings
@@ -43,7 +45,10 @@ class Services:
     _background: set[asyncio.Task[Any]] = field(default_factory=set)
 
     async def readiness(self) -> dict[str, Any]:
-        """What /readyz reports: the store answers and the corpus is searchable."""
+        """What /readyz reports: the store answers and the corpus is searchable; and each
+        provider's state, so a revoked key or unknown model is visible, not just silently
+        answered offline. A provider configuration error marks the worker `degraded` but not
+        unready: every worker shares the configuration, and offline answers beat none."""
         store_ok = await self.store.ping()
         checks: dict[str, Any] = {
             "store": store_ok,
@@ -52,8 +57,24 @@ class Services:
         }
         if self.startup_error:
             checks["error"] = self.startup_error
+        providers = self.provider_status()
+        checks["providers"] = providers
+        checks["degraded"] = sorted(k for k, v in providers.items() if not v["ok"])
         checks["ready"] = bool(store_ok and self.corpus_ready)
         return checks
+
+    def provider_status(self) -> dict[str, dict[str, Any]]:
+        """Each network provider's health (configuration errors, failures by kind)."""
+        out: dict[str, dict[str, Any]] = {}
+        for role, provider in (
+            ("chat", self.chat_model),
+            ("embeddings", self.embedder),
+            ("rerank", self.reranker),
+        ):
+            health = _health_of(provider)
+            if health is not None:
+                out[role] = health.view()
+        return out
 
     def spawn(self, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
         """Run work that must finish even if the request that started it goes away."""
@@ -70,7 +91,47 @@ class Services:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        for provider in (self.chat_model, self.embedder, self.reranker):  # pooled HTTP clients
+            close = _unwrapped_attr(provider, "aclose")
+            if callable(close):
+                with contextlib.suppress(Exception):
+                    await close()
         await self.store.close()
+
+
+def _unwrapped_attr(provider: object, name: str) -> Any:
+    """`name` on a provider or on the provider it wraps (cache and memo layers: `.inner`)."""
+    for _ in range(5):
+        if provider is None:
+            return None
+        if name in getattr(provider, "__dict__", {}) or hasattr(type(provider), name):
+            return getattr(provider, name)
+        provider = getattr(provider, "inner", None)
+    return None
+
+
+def _health_of(provider: object) -> ProviderHealth | None:
+    health = _unwrapped_attr(provider, "health")
+    return health if isinstance(health, ProviderHealth) else None
+
+
+async def probe_providers(services: Services) -> None:
+    """At start: measure the generation prompt's cacheable prefix with the token-counting
+    endpoint (free), which also proves the key and model name work; the result is in /readyz."""
+    measure = getattr(services.chat_model, "measure_prefix", None)
+    health = _health_of(services.chat_model)
+    if not callable(measure) or health is None:
+        return
+    from app.turn.prompt import SYSTEM_PROMPT
+    from app.turn.tools import TOOL_SPECS
+
+    try:
+        anonymous = await measure(SYSTEM_PROMPT, ())
+        signed_in = await measure(SYSTEM_PROMPT, TOOL_SPECS)
+    except ProviderError as exc:  # recorded in the adapter's health (config errors included)
+        log.warning("provider probe failed: %s", exc)
+        return
+    health.facts["prefixTokens"] = {"anonymous": anonymous, "signedIn": signed_in}
 
 
 async def build_services(
@@ -90,9 +151,9 @@ async def build_services(
         tuning=tuning,
         store=store,
         embedder=embedder,
-        reranker=build_reranker(settings, embedder),
+        reranker=build_reranker(settings, embedder, tuning),
         router=Router(embedder),
-        chat_model=build_chat_model(settings),
+        chat_model=build_chat_model(settings, tuning),
         fallback_model=build_fallback_chat_model(),
     )
 
@@ -176,5 +237,6 @@ async def ttl_sweeper(services: Services) -> None:
 
 def start_background(services: Services) -> None:
     services._tasks.append(asyncio.create_task(prepare_corpus(services)))
+    services._tasks.append(asyncio.create_task(probe_providers(services)))
     if services.store.embedded:
         services._tasks.append(asyncio.create_task(ttl_sweeper(services)))

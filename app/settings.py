@@ -53,7 +53,15 @@ class Settings(BaseSettings):
     llm: Literal["offline", "anthropic"] = "offline"
     anthropic_api_key: SecretStr | None = None
     anthropic_model: str = "claude-sonnet-4-6"
-    anthropic_timeout_seconds: float = 30.0
+    anthropic_timeout_seconds: float = Field(
+        default=30.0, description="Cap on one HTTP call; turn stages have budgets in tuning.py."
+    )
+    anthropic_thinking_budget_tokens: int = Field(
+        default=0,
+        ge=0,
+        description="Extended thinking for answers (0 = off; at least 1024 when on). Used only "
+        "by models that support it; never for the JSON condensation call.",
+    )
     llm_price_input_per_mtok_usd: float = 3.0
     llm_price_output_per_mtok_usd: float = 15.0
 

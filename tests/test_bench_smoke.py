@@ -14,6 +14,8 @@ import pytest
 
 from scripts import bench
 
+pytestmark = pytest.mark.slow  # runs the benchmark sections (model-free, but seconds each)
+
 
 def _positive(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value > 0

@@ -119,8 +119,8 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
     ),
     (
         "icon embed without alt text disappears",
-        "Select ![[lucide-cog.svg#icon]] **Settings**.",
-        ["Select **Settings**."],
+        "Select ![[lucide-cog.svg#icon]] **Settings**, or the icon ![[lucide-x.svg#icon]].",
+        ["Select **Settings**, or the icon."],
         ["![[", "lucide"],
     ),
     (
@@ -136,10 +136,29 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
         ["!!!", "    You"],
     ),
     (
+        "MkDocs admonition with an explicitly empty title",
+        '!!! note ""\n    Just the body.',
+        ["Just the body."],
+        ["**Note**", "!!!"],
+    ),
+    (
         "MkDocs collapsible admonition without title",
         "??? question\n    Is it free?",
         ["**Question**\n\nIs it free?"],
         ["???"],
+    ),
+    (
+        "MkDocs content tabs with icons and code",
+        '=== ":material-apple: macOS"\n\n    Press Cmd.\n\n    ```\n    brew install x\n    ```\n\n'
+        '=== "Windows"\n    Press Ctrl.\n',
+        ["**macOS**\n\nPress Cmd.\n\n```\nbrew install x\n```", "**Windows**\n\nPress Ctrl."],
+        ["===", ":material-apple:", "    ```"],
+    ),
+    (
+        "MkDocs attribute lists dropped",
+        "## Setup { #setup }\n\n[Get started](start.md){ .md-button .md-button--primary }",
+        ["## Setup\n", "[Get started](start.md)\n"],
+        ["{ #setup }", ".md-button"],
     ),
     (
         "Docusaurus admonition with title",

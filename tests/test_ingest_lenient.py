@@ -46,6 +46,8 @@ def docs(tmp_path: Path) -> Path:
     _write(tmp_path, "gated.md", "---\naudience: enterprise\n---\nAudit logs.\n")
     _write(tmp_path, "Sync/draft.md", "---\ndraft: true\n---\nSoon.\n")
     _write(tmp_path, "README.md", "# About this folder\n")
+    _write(tmp_path, ".obsidian/workspace.md", "app state\n")
+    _write(tmp_path, "node_modules/pkg/readme.md", "a dependency\n")
     return tmp_path
 
 
@@ -128,7 +130,7 @@ async def test_a_folder_is_reported_in_one_pass_with_counts_and_progress(
     assert len(report.ingested) == 25
     assert sorted(Path(e.path).name for e in report.bad) == ["broken.md", "odd.md"]
     assert report.summary().startswith("articles: 27 seen, 25 ingested, 0 unchanged, 2 bad")
-    assert seen and seen[-1] == (25, 25)
+    assert seen[0] == (0, 25) and seen[-1] == (25, 25)
     assert all(total == 25 for _, total in seen) and len(seen) >= 2
 
 

@@ -77,6 +77,7 @@ async def metrics(
         "escalationReasons": await analytics.escalation_reasons(db, lo, hi),
         "medianLatencyMs": await analytics.median_latency_ms(db, lo, hi),
         "spend": await spend_status(services.store, services.tuning),
+        "providers": services.provider_status(),
     }
 
 

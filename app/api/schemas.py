@@ -220,11 +220,34 @@ class MetricsDay(Out):
     resolved: int
 
 
+class CacheOut(Out):
+    calls: int = Field(description="Language-model calls today.")
+    eligibleCalls: int = Field(
+        description="Calls whose cacheable prefix reached the model's minimum (given a breakpoint)."
+    )
+    creationInputTokens: int = Field(description="cache_creation_input_tokens today.")
+    readInputTokens: int = Field(description="cache_read_input_tokens today.")
+    alert: str | None = Field(description="Set when eligible calls keep reading 0 from the cache.")
+
+
 class SpendOut(Out):
     usd: float
     capUsd: float
     capReached: bool
     fallbackTurnsToday: int
+    cache: CacheOut
+
+
+class ProviderHealthOut(Open):
+    """One network provider as this worker sees it (plus provider facts, e.g. prefix tokens)."""
+
+    provider: str
+    ok: bool = Field(description="False while a configuration error (bad key, model) stands.")
+    configError: str | None
+    calls: int
+    failures: dict[str, int] = Field(description="Failed calls by error kind.")
+    lastError: str | None
+    lastErrorAt: IsoTime | None
 
 
 class MetricsOut(Out):
@@ -236,6 +259,9 @@ class MetricsOut(Out):
     escalationReasons: dict[str, int]
     medianLatencyMs: float | None
     spend: SpendOut
+    providers: dict[str, ProviderHealthOut] = Field(
+        description="Network providers (chat, embeddings, rerank) and their errors, this worker."
+    )
 
 
 class GapOut(Out):
@@ -288,6 +314,13 @@ class Readiness(Out):
     ready: bool
     storage: dict[str, Any] = Field(description="Which store this process runs on, and where.")
     error: str | None = None
+    providers: dict[str, ProviderHealthOut] = Field(
+        default_factory=dict, description="Network providers' state (configuration errors)."
+    )
+    degraded: list[str] = Field(
+        default_factory=list,
+        description="Providers with a configuration error: answers fall back offline meanwhile.",
+    )
 
 
 class DemoCustomer(Out):

@@ -3,7 +3,8 @@
 What is rewritten (everything outside fenced code and inline code spans; code is never touched):
 - HTML comments `<!-- … -->` and Obsidian comments `%% … %%` are removed.
 - Obsidian callouts `> [!note] Title` (foldable `-`/`+`, nested), MkDocs admonitions
-  (`!!! note "Title"`, `??? tip`, indented body) and Docusaurus admonitions (`:::tip Title` …
+  (`!!! note "Title"`, `??? tip`, indented body) and content tabs (`=== "macOS"`), and
+  Docusaurus admonitions (`:::tip Title` …
   `:::`, `:::tip[Title]`) become a bold title line followed by their body as ordinary
   paragraphs, so the body is searchable and quotable like any other text.
 - Obsidian embeds: `![[Note]]`, `![[Note#Heading]]` and `![[Note#^block]]` are replaced by that
@@ -11,6 +12,8 @@ What is rewritten (everything outside fenced code and inline code spans; code is
   at most `MAX_EMBED_DEPTH` deep, cycles cut); `![[image.png|alt]]` and local `![alt](img.png)`
   become their alt text (nothing when there is none).
 - Escaped brackets `\\[\\[x\\]\\]` (syntax an author shows on purpose) become inline code.
+- MkDocs Material icon shortcodes (`:material-apple:`) and attribute lists (`{ .md-button }`)
+  are dropped.
 - Wiki-links `[[Note#Heading|text]]` become `[text](/help/<slug>)` when the note is in the
   corpus (plain text otherwise, and always plain inside headings); block ids `^abc` are dropped;
   `==highlights==` lose their markers.
@@ -40,7 +43,14 @@ MEDIA_SUFFIXES = frozenset(
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _CALLOUT = re.compile(r"^ {0,3}>[ \t]?\[!([A-Za-z][\w-]*)\][+-]?[ \t]*(.*)$")
-_MKDOCS = re.compile(r"^(?:!!!|\?\?\?\+?)[ \t]+([A-Za-z][\w-]*)(?:[ \t]+\"(.*)\")?[ \t]*$")
+_MKDOCS = re.compile(
+    r"^(?:!!!|\?\?\?\+?)[ \t]+([A-Za-z][\w-]*)(?:[ \t]+(?:inline|end|annotate))*"
+    r"(?:[ \t]+\"(.*)\")?[ \t]*$"
+)
+_MKDOCS_TAB = re.compile(r"^===[+!]?[ \t]+\"(.*)\"[ \t]*$")
+_ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:")
+_ATTR = r"(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s}]+))"
+_ATTR_LIST = re.compile(rf"[ \t]*\{{:?[ \t]*{_ATTR}(?:[ \t]+{_ATTR})*[ \t]*\}}")
 _DOCUSAURUS_OPEN = re.compile(r"^ {0,3}(:{3,})[ \t]*([A-Za-z][\w-]*)(?:\[(.*)\]|[ \t]+(.*))?$")
 _DOCUSAURUS_CLOSE = re.compile(r"^ {0,3}(:{3,})[ \t]*$")
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
@@ -59,6 +69,7 @@ _HIGHLIGHT = re.compile(r"==(?=\S)(.+?)(?<=\S)==")
 _JSX_LABEL = re.compile(r"\blabel=(?:\"([^\"]*)\"|'([^']*)'|\{[\"'`]([^\"'`]*)[\"'`]\})")
 _TAG = re.compile(r"</?([A-Za-z][\w.:-]*)(?:\s(?:[^<>{}]|\{[^{}]*\})*)?/?>")
 _LIST_OR_QUOTE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>)\s")
+_SPACE_BEFORE_PUNCT = re.compile(r"(?<=\S)[ \t]+([.,;:!?)])(?=\s|$)")
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
 _BLANKS = re.compile(r"\n{3,}")
 
@@ -216,15 +227,19 @@ def _blocks(text: str, ctx: _Context) -> str:
             out.append(_admonition(m.group(1), m.group(2), inner, ctx, level))
             i = j
             continue
-        if m := _MKDOCS.match(line):
+        if (m := _MKDOCS.match(line)) or (tab := _MKDOCS_TAB.match(line)):
             flush()
+            # `!!! note ""` asks for no title at all; a tab's label is its title
+            kind, title = (m.group(1), m.group(2)) if m else ("", tab.group(1) if tab else "")
+            if title == "" and m:
+                kind = ""
             j = i + 1
             while j < len(lines) and (not lines[j].strip() or lines[j][:1] in (" ", "\t")):
                 j += 1
             while j > i + 1 and not lines[j - 1].strip():
                 j -= 1
             inner = "\n".join(_dedent(ln) for ln in lines[i + 1 : j])
-            out.append(_admonition(m.group(1), m.group(2) or "", inner, ctx, level))
+            out.append(_admonition(kind, title or "", inner, ctx, level))
             i = j
             continue
         if m := _DOCUSAURUS_OPEN.match(line):
@@ -285,10 +300,12 @@ def _dedent(line: str) -> str:
 
 
 def _admonition(kind: str, title: str, inner: str, ctx: _Context, level: int) -> str:
-    label = title.strip() or kind.replace("-", " ").replace("_", " ").capitalize()
+    label = _ICON.sub("", title).strip() or kind.replace("-", " ").replace("_", " ").capitalize()
     label = _inline(label, ctx, level, heading=True).strip()
     label = label.strip("*").strip() if label.startswith("**") else label
     body = _blocks(inner, ctx).strip("\n")
+    if not label:
+        return f"\n{body}\n"
     return f"\n**{label}**\n\n{body}\n" if body.strip() else f"\n**{label}**\n"
 
 
@@ -307,10 +324,12 @@ def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> s
         if m and not heading and not _is_media(m.group(1)):
             lines.append(_embed_block(m.group(1), ctx, level))
             continue
-        line = _EMBED.sub(lambda e: _embed_inline(e.group(1), ctx), line)
+        if _EMBED.search(line):
+            line = _EMBED.sub(lambda e: _embed_inline(e.group(1), ctx), line)
+            line = _SPACE_BEFORE_PUNCT.sub(r"\1", line)  # "click the icon ![[x.svg]]." → "icon."
         line = _IMAGE.sub(_image_alt, line)
         line = _WIKILINK.sub(partial(_wikilink_match, ctx=ctx, plain=is_heading), line)
-        line = _HIGHLIGHT.sub(r"\1", line)
+        line = _HIGHLIGHT.sub(r"\1", _ATTR_LIST.sub("", _ICON.sub("", line)))
         line = _tags(line)
         if not _LIST_OR_QUOTE.match(line) and line.strip():
             line = _SPACES.sub(" ", line)

@@ -346,9 +346,9 @@ def finalize(article: Article, source_text: str | None = None) -> Article:
 def source_files(paths_or_dir: str | Path | Iterable[str | Path]) -> list[tuple[Path, str, str]]:
     """(file, display path, path relative to its root) for every source file, sorted.
 
-    Directories are walked recursively; hidden files and folders, a README at the root and files
-    of unknown type are skipped silently; a file named explicitly is always loaded (and rejected
-    if its type is unknown).
+    Directories are walked recursively; hidden files and folders (`.obsidian`), `node_modules`,
+    a README at the root and files of unknown type are skipped silently; a file named explicitly
+    is always loaded (and rejected if its type is unknown).
     """
     roots = [paths_or_dir] if isinstance(paths_or_dir, (str, Path)) else list(paths_or_dir)
     found: list[tuple[Path, str, str]] = []
@@ -358,7 +358,7 @@ def source_files(paths_or_dir: str | Path | Iterable[str | Path]) -> list[tuple[
                 rel = file.relative_to(root)
                 if (
                     file.is_file()
-                    and not any(part.startswith(".") for part in rel.parts)
+                    and not any(p.startswith(".") or p == "node_modules" for p in rel.parts)
                     and not (len(rel.parts) == 1 and file.stem.lower() == "readme")
                     and file.suffix.lower() in LOADERS
                 ):

@@ -106,9 +106,9 @@ async def ingest_corpus(
     """Ingest every article file under `paths_or_dir` (the whole corpus) and report on it.
 
     `default_audience` applies to files whose front matter names none (else they are rejected);
-    `progress(done, total)` is called about every tenth of the way on runs of 20+ articles;
-    `quarantine`: a flagged article that a person has not approved (in this exact content) is
-    stored with status `quarantined`, so no ranker and no help page serves it.
+    `progress(done, total)` is called at the start and about every tenth of the way (runs of 20+
+    articles); `quarantine`: a flagged article that a person has not approved (in this exact
+    content) is stored with status `quarantined`, so no ranker and no help page serves it.
     """
     corpus = load_corpus(paths_or_dir, tuning.max_document_bytes, default_audience=default_audience)
     report = IngestReport(bad=list(corpus.errors), warnings=list(corpus.warnings))
@@ -293,7 +293,7 @@ async def _ingest(
     report.articles_seen = len(articles) + len(report.bad)
     step = max(len(articles) // 10, 10)
     for done, article in enumerate(articles):
-        if progress is not None and len(articles) >= 20 and done and done % step == 0:
+        if progress is not None and len(articles) >= 20 and done % step == 0:
             progress(done, len(articles))
         where = article.source_path or article.id
         drafts = chunk_article(

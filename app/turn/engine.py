@@ -18,7 +18,8 @@ from app import spend
 from app.errors import InvalidInput, MessageTooLong, StoreUnavailable
 from app.identity import Principal
 from app.links import article_url, link_key
-from app.providers.chat.base import Passage
+from app.providers import budget
+from app.providers.chat.base import Passage, Usage
 from app.providers.embeddings.memo import one_turn
 from app.safety.pii import mask_text
 from app.store.models import Conversation, Message
@@ -129,7 +130,9 @@ async def run_turn(
         )
         return TurnResult(user_msg, None, case_ref)
     try:
-        with one_turn():  # the router, retrieval and reranker share each query vector
+        # the router, retrieval and reranker share each query vector; every provider call in
+        # the turn runs inside the turn's budget (stages take their own slices of it)
+        with one_turn(), budget.deadline(services.tuning.turn_budget_seconds):
             return await _answer(services, principal, conv, user_msg, sink, started)
     except StoreUnavailable:
         raise
@@ -185,7 +188,9 @@ async def _answer(
         user_msg.content,
         history,
         chat_model=(
-            spend.MeteredJsonModel(chat_model, store, services.settings)
+            spend.MeteredJsonModel(
+                chat_model, store, services.settings, tuning.condense_budget_seconds
+            )
             if chat_model.language_model
             else None
         ),
@@ -206,16 +211,17 @@ async def _answer(
     else:
         if cond.needs_retrieval:
             t = time.perf_counter()
-            retrieval = await retrieve(
-                user_msg.content,
-                cond.standalone_question,
-                customer.plan if customer else None,
-                customer.locale if customer else None,
-                backend=services.search,
-                embedder=services.embedder,
-                reranker=services.reranker,
-                tuning=tuning,
-            )
+            with budget.deadline(tuning.retrieve_budget_seconds):
+                retrieval = await retrieve(
+                    user_msg.content,
+                    cond.standalone_question,
+                    customer.plan if customer else None,
+                    customer.locale if customer else None,
+                    backend=services.search,
+                    embedder=services.embedder,
+                    reranker=services.reranker,
+                    tuning=tuning,
+                )
             latency["retrieve"] = _ms(t)
             latency["rerank"] = round(float(retrieval.latency_ms.get("rerank", 0.0)), 1)
         for name in cond.needs_tools:
@@ -291,7 +297,7 @@ async def _answer(
             fallback_model=services.fallback_model,
             tuning=tuning,
             tool_runner=tools.call if principal.customer_id else None,
-            timeout_seconds=services.settings.anthropic_timeout_seconds,
+            timeout_seconds=None,  # the turn's remaining budget (see budget.deadline above)
         ):
             if isinstance(item, str):
                 await sink.delta(item)
@@ -300,6 +306,8 @@ async def _answer(
         latency["generate"] = _ms(t)
         text = answer.text if answer else ERROR_REPLY
         await spend.record_spend(store, services.settings, answer)
+        if answer is not None and answer.kind == "refused":  # the model declined: a failed turn
+            failed = next_failed_turns(conv.failed_turns, "failed")
 
     latency["total"] = _ms(started)
     meta: dict[str, Any] = {
@@ -322,8 +330,10 @@ async def _answer(
         "model": answer.model if answer else "rules",
         "offTopic": answer is None and not decision.escalate,
         "fallbackReason": answer.fallback_reason if answer else None,
+        "stopReason": answer.stop_reason if answer else None,
         "spendCapReached": capped,
         "retrievalReason": retrieval.reason if retrieval else None,
+        "retrievalErrors": list(retrieval.errors) if retrieval else [],
         "latencyMs": latency,
         "tokens": answer.usage.to_meta() if answer else {"input": 0, "output": 0, "cacheRead": 0},
     }
@@ -517,6 +527,21 @@ async def _summarize(services: Services, conversation_id: str) -> None:
     messages = memory.to_summarize(unsummarized, services.tuning)
     if not messages:
         return
-    model = services.fallback_model if services.settings.llm == "offline" else services.chat_model
-    summary = await memory.summarize(messages, conv.summary, model, services.tuning)
+    # the summary is a paid call like any other: under the spend cap, metered, and deadlined
+    model, _ = await spend.chat_model_for_turn(
+        services.chat_model, services.fallback_model, store, services.tuning
+    )
+
+    async def meter(usage: Usage) -> None:
+        await spend.add_usage(store, services.settings, usage)
+
+    with budget.detached():  # spawned by a turn, but not bounded by what is left of it
+        summary = await memory.summarize(
+            messages,
+            conv.summary,
+            model if model.language_model else None,
+            services.tuning,
+            meter=meter,
+            timeout_seconds=services.tuning.summary_budget_seconds,
+        )
     await store.conversations.set_summary(conv, summary, messages[-1].seq)

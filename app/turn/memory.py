@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from app.providers.chat.base import ChatMessage, ChatModel, GenerationRequest
+from app.providers import budget
+from app.providers.chat.base import ChatMessage, ChatModel, GenerationRequest, Usage
 from app.providers.errors import ProviderError
 from app.text import neutralize
 from tuning import TUNING, Tuning
@@ -423,12 +424,17 @@ async def summarize(
     previous_summary: str,
     chat_model: ChatModel | None,
     tuning: Tuning = TUNING,
+    *,
+    meter: Callable[[Usage], Awaitable[None]] | None = None,
+    timeout_seconds: float | None = None,
 ) -> str:
     """Fold `messages` (those after `summarizedThroughSeq`) into `previous_summary`.
 
     `chat_model=None` (or the offline provider) gives the extractive summary. A language model
-    writes a short abstractive one; identifiers it dropped are appended, and if it fails the
-    extractive summary is used, so a summary is always produced.
+    writes a short abstractive one; identifiers it dropped are appended, and if it fails, times
+    out (`timeout_seconds`) or is refused or cut off, the extractive summary is used, so a summary
+    is always produced. `meter` receives the call's tokens, whatever became of the reply (they
+    are billed either way).
     """
     if not messages:
         return previous_summary
@@ -447,9 +453,14 @@ async def summarize(
         max_tokens=400,
     )
     try:
-        reply = await chat_model.generate(request)
-    except ProviderError as exc:
-        log.warning("summary model failed, using the extractive summary: %s", exc)
+        reply = await budget.within(chat_model.generate(request), timeout_seconds)
+    except (ProviderError, TimeoutError) as exc:
+        log.warning("summary model failed, using the extractive summary: %r", exc)
+        return extractive_summary(messages, previous_summary, tuning)
+    if meter is not None:
+        await meter(reply.usage)
+    if reply.stop_reason in ("refusal", "max_tokens"):
+        log.warning("summary stopped by %s, using the extractive summary", reply.stop_reason)
         return extractive_summary(messages, previous_summary, tuning)
     text = _SPACES.sub(" ", reply.text).strip()
     if not text:

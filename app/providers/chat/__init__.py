@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.providers.budget import RetryPolicy
 from app.providers.chat.base import (
     ChatMessage,
     ChatModel,
@@ -20,10 +21,13 @@ from app.providers.chat.base import (
 )
 from app.providers.chat.offline import OfflineChatModel
 from app.settings import Settings
+from tuning import TUNING, Tuning
 
 
-def build_chat_model(settings: Settings) -> ChatModel:
-    """The configured model (`LLM=offline|anthropic`); a missing key is a `ProviderConfigError`."""
+def build_chat_model(settings: Settings, tuning: Tuning = TUNING) -> ChatModel:
+    """The configured model (`LLM=offline|anthropic`); a missing key is a `ProviderConfigError`.
+
+    Build it once per process: the adapter holds the pooled HTTP client."""
     if settings.llm == "anthropic":
         from app.providers.chat.anthropic import AnthropicChatModel
 
@@ -32,6 +36,8 @@ def build_chat_model(settings: Settings) -> ChatModel:
             key,
             model=settings.anthropic_model,
             timeout_seconds=settings.anthropic_timeout_seconds,
+            retry=RetryPolicy.from_tuning(tuning),
+            thinking_budget_tokens=settings.anthropic_thinking_budget_tokens,
         )
     return OfflineChatModel()
 
