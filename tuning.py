@@ -95,12 +95,20 @@ class Tuning:
     summarize_every_turns: int = 6  # older turns fold into the summary at this cadence
     anonymous_session_ttl_days: int = 30  # an anonymous session is a cache, not a record
     memory_budget_chars: int = 6000  # summary + facts + verbatim turns stay under this
+    # Sized in tokens (estimated at 4 characters each), not turns, so turn 200 costs what turn 20
+    # does: the summary holds about the 120 words its prompt asks for, the facts about 40 short
+    # lines' worth of identifiers and constraints (the most important kept when over).
+    memory_summary_tokens: int = 200
+    memory_facts_tokens: int = 160
 
     # --- ingestion ---
     max_chunk_size: int = 1200  # characters; ~250 tokens fits MiniLM's 256-token window
     chunk_overlap: int = 150  # characters carried into the next chunk so no sentence is orphaned
     max_document_bytes: int = 1_000_000  # larger files are rejected, not truncated silently
     embed_batch_size: int = 32  # MiniLM on 2 CPU cores: large enough to amortise, small enough
+    # concurrent turns' queries wait this long to share one forward pass (1 client: +2 ms)
+    query_batch_window_ms: float = 2.0
+    embed_threads: int = 0  # torch threads; 0 = every core but one (the event loop needs one)
 
     # --- entitlement (DESIGN 5.2) ---
     audience_ladder: Mapping[str, tuple[str, ...]] = field(

@@ -56,6 +56,12 @@ class Settings(BaseSettings):
     anthropic_timeout_seconds: float = Field(
         default=30.0, description="Cap on one HTTP call; turn stages have budgets in tuning.py."
     )
+    anthropic_cache_min_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Override the model's minimum cacheable prefix from app/providers/chat/"
+        "models.py (e.g. once Anthropic confirms it); check the admin metrics' cache alert after.",
+    )
     anthropic_thinking_budget_tokens: int = Field(
         default=0,
         ge=0,
@@ -72,6 +78,17 @@ class Settings(BaseSettings):
         default=None,
         description="Key for article view links; unset = derived from SESSION_SECRET "
         "(a separate key either way: a view token is never a session token).",
+    )
+    identity_keys: dict[str, SecretStr] = Field(
+        default_factory=dict,
+        description="Extra identity-token secrets by JWT `kid` (key rotation); a token without "
+        '`kid` is checked against IDENTITY_SECRET. JSON, e.g. {"2026-11": "..."}.',
+    )
+    identity_issuer: str | None = Field(
+        default=None, description="When set, identity tokens must carry this `iss`."
+    )
+    identity_audience: str | None = Field(
+        default=None, description="When set, identity tokens must carry this `aud`."
     )
 
     demo: bool = Field(

@@ -21,7 +21,8 @@ page = bh.page_fixture
 
 RECORD_EVENTS = """
 window.__events = [];
-for (const name of ['concierge:meta', 'concierge:turn', 'concierge:escalated', 'concierge:error']) {
+for (const name of ['concierge:inspect:meta', 'concierge:inspect:turn', 'concierge:turn',
+                    'concierge:escalated', 'concierge:error']) {
   document.addEventListener(name, (e) => window.__events.push({ name, detail: e.detail }));
 }
 """
@@ -57,10 +58,13 @@ def test_streams_an_answer_with_a_working_citation_link(live: bh.LiveApp, page: 
     assert posts[-1].request.headers.get("accept") == "text/event-stream"
     assert posts[-1].headers["content-type"].startswith("text/event-stream")
     names = [e["name"] for e in page.evaluate("() => window.__events")]
-    assert names.index("concierge:meta") < names.index("concierge:turn")
-    turn = next(
-        e["detail"] for e in page.evaluate("() => window.__events") if e["name"] == "concierge:turn"
-    )
+    assert names.index("concierge:inspect:meta") < names.index("concierge:inspect:turn")
+    events = page.evaluate("() => window.__events")
+    turn = next(e["detail"] for e in events if e["name"] == "concierge:inspect:turn")
+    public = next(e["detail"] for e in events if e["name"] == "concierge:turn")
+    # The public event names the turn; the trace (sentiment, passages) is for inspection only.
+    assert set(public) == {"conversationId", "messageId", "escalated", "caseRef"}
+    assert public["messageId"] == turn["message"]["id"]
     assert turn["meta"]["intent"] and turn["message"]["role"] == "assistant"
     shown = " ".join(answer.locator(".bubble").inner_text().split())
     assert shown == " ".join(turn["message"]["content"].split())

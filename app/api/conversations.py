@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request
@@ -25,12 +26,14 @@ from app.api.schemas import (
 from app.api.security import client_address
 from app.api.views import conversation_view, error_responses, message_view
 from app.errors import Unauthenticated
-from app.identity import Principal, mint_session, verify_identity
+from app.identity import SESSION_HOURS, Principal, mint_session, verify_identity_claims
+from app.provision import identity_keys, provision_customer
 from app.ratelimit import check_rate_limits
 from app.safety.pii import mask
 from app.services import Services
 from app.store.models import Conversation
 from app.turn.engine import TurnSink, clean_message, request_handoff, run_turn
+from app.turn.entitlement import normalize_locale
 
 log = logging.getLogger(__name__)
 router = APIRouter(
@@ -41,6 +44,13 @@ router = APIRouter(
 class SessionIn(BaseModel):
     identityToken: str | None = Field(
         default=None, max_length=4096, description="Host-signed HS256 JWT; omit for anonymous."
+    )
+    locale: str | None = Field(
+        default=None,
+        max_length=35,
+        pattern=r"^[A-Za-z]{2,8}([-_][A-Za-z0-9]{1,8})*$",
+        description="An anonymous visitor's language (BCP 47, e.g. `de-AT`): answers come from "
+        "articles in that language. A signed-in customer's own locale wins.",
     )
 
 
@@ -76,30 +86,53 @@ class ConversationFeedbackIn(BaseModel):
     dependencies=[write_limit("sessions", "rate_limit_sessions_per_minute")],
 )
 async def create_session(body: SessionIn, services: ServicesDep) -> dict[str, Any]:
-    """Exchange a host-signed identity token (or nothing, for anonymous) for a session token."""
+    """Exchange a host-signed identity token (or nothing, for anonymous) for a session token.
+
+    A token naming a customer we have not seen creates them from its claims (see
+    `app/provision.py`); a known customer is updated from them.
+    """
     settings = services.settings
     customer = None
     if body.identityToken:
         try:
-            cid = verify_identity(body.identityToken, settings.identity_secret.get_secret_value())
+            claims = verify_identity_claims(body.identityToken, identity_keys(settings))
         except Unauthenticated as exc:
             raise HTTPException(401, detail=str(exc)) from exc
-        customer = await services.store.customers.get(cid)
-        if customer is None:
-            raise HTTPException(401, detail="identity token names an unknown customer")
+        customer = await provision_customer(
+            services.store, claims, tuple(services.tuning.audience_ladder)
+        )
+        # the stored record's session epoch (a concurrent first sign-in may have created it)
+        customer = await services.store.customers.get(customer.id) or customer
+    locale = normalize_locale(body.locale) if body.locale and customer is None else None
     token, exp = mint_session(
         customer.id if customer else None,
         settings.session_secret.get_secret_value(),
+        locale,
         epoch=customer.session_epoch if customer else None,
     )
     return {
         "sessionToken": token,
         "anonymous": customer is None,
         "customer": (
-            {"id": customer.id, "name": customer.name, "plan": customer.plan} if customer else None
+            {
+                "id": customer.id,
+                "name": customer.name,
+                "plan": customer.plan,
+                "locale": customer.locale,
+            }
+            if customer
+            else None
         ),
         "expiresAt": exp.isoformat(),
     }
+
+
+@router.delete("/sessions/current", response_model=Ok)
+async def revoke_session(principal: PrincipalDep, services: ServicesDep) -> dict[str, Any]:
+    """Sign out: this session token stops working at once (the widget's shutdown and reset)."""
+    until = datetime.now(UTC) + timedelta(hours=SESSION_HOURS)
+    await services.store.revoked_sessions.revoke(principal.session_id, until)
+    return {"ok": True}
 
 
 async def owned(services: Services, principal: Principal, conversation_id: str) -> Conversation:

@@ -31,8 +31,9 @@ def _unauthorized(detail: str) -> HTTPException:
 
 
 async def get_principal(services: ServicesDep, creds: Credentials) -> Principal:
-    """The caller, from our signed session token only; a customer's session ends when the
-    customer is deleted or their sessions are revoked (the epoch it carries no longer matches)."""
+    """The caller, from our signed session token only. A signed-out session is refused, and a
+    customer's session ends when the customer is deleted or their sessions are revoked (the epoch
+    it carries no longer matches the customer's)."""
     if creds is None:
         raise _unauthorized("missing session token: POST /v1/sessions first")
     try:
@@ -41,6 +42,8 @@ async def get_principal(services: ServicesDep, creds: Credentials) -> Principal:
         )
     except Unauthenticated as exc:
         raise _unauthorized(str(exc)) from exc
+    if await services.store.revoked_sessions.is_revoked(principal.session_id):
+        raise _unauthorized("session has been signed out; start a new one")
     if principal.customer_id is not None:
         customer = await services.store.customers.get(principal.customer_id)
         if customer is None or not hmac.compare_digest(

@@ -119,6 +119,7 @@ class SessionCustomer(Out):
     id: str
     name: str
     plan: str
+    locale: str = Field(description="Primary language subtag; the widget's labels follow it.")
 
 
 class SessionOut(Out):

@@ -15,6 +15,7 @@ from app.store.guard import guard
 from app.store.knowledge import ArticleRepo, ChunkRepo, TicketRepo
 from app.store.limits import RateLimitRepo, SpendRepo
 from app.store.lock import StoreInUse
+from app.store.sessions import RevokedSessionRepo
 
 __all__ = ["Store", "StoreInUse", "open_store"]
 
@@ -42,6 +43,7 @@ class Store:
     escalations: EscalationRepo = field(init=False)
     rate_limits: RateLimitRepo = field(init=False)
     spend: SpendRepo = field(init=False)
+    revoked_sessions: RevokedSessionRepo = field(init=False)
 
     def __post_init__(self) -> None:
         self.db = guard(self.db)
@@ -57,6 +59,7 @@ class Store:
         self.escalations = EscalationRepo(self.db, self.pii)
         self.rate_limits = RateLimitRepo(self.db)
         self.spend = SpendRepo(self.db)
+        self.revoked_sessions = RevokedSessionRepo(self.db)
 
     def describe(self) -> dict[str, Any]:
         """Which kind of store this is and, for the embedded one, the process that owns it."""

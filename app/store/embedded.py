@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import mongomock_ng
+from bson import ObjectId
 from mongomock_ng import helpers
 from mongomock_ng.store import CollectionStore, DatabaseStore, ServerStore
 
@@ -34,26 +35,122 @@ from app.store.lock import StoreLock
 Doc = dict[str, Any]
 
 
+# Fields with an equality index in memory: a query (or a unique-index check) naming one of them
+# with a string value looks only at the documents holding that value, instead of mongomock's
+# scan of the whole collection. Without it every turn's reads and inserts would cost time in
+# proportion to every message ever stored, which a durable store keeps accumulating.
+INDEXED_FIELDS = ("conversationId", "customerId", "articleId", "caseRef")
+_SIMPLE_ID = (str, int, ObjectId)
+
+
 class _TrackedCollection(CollectionStore):
-    """mongomock's document map, noting which keys changed since the last flush."""
+    """mongomock's document map, noting which keys changed since the last flush, with hash
+    indexes on `_id` (the map itself) and on `INDEXED_FIELDS`.
+
+    The indexes only narrow the candidates; mongomock still applies the whole filter to each,
+    so a stale entry costs a little time, never a wrong result.
+    """
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
         self.dirty: set[Any] = set()
         self.dropped = False
+        self._pos: dict[Any, int] = {}  # natural (insertion) order, to return candidates in it
+        self._next = 0
+        self._buckets: dict[str, dict[str, dict[Any, None]]] = {f: {} for f in INDEXED_FIELDS}
+        self._odd: dict[Any, None] = {}  # an indexed field holding a non-string: always scanned
+        self.restrict: list[Any] | None = None
 
     def __setitem__(self, key: Any, val: Any) -> None:
+        old = self._documents.get(key)
         super().__setitem__(key, val)
+        if old is not None and old is not val:
+            self._unindex(key, old)
+        self._index(key, val)
         self.dirty.add(key)
 
     def __delitem__(self, key: Any) -> None:
+        old = self._documents.get(key)
         super().__delitem__(key)
+        if old is not None:
+            self._unindex(key, old)
+        self._pos.pop(key, None)
         self.dirty.add(key)
 
     def drop(self) -> None:
         super().drop()
         self.dirty.clear()
         self.dropped = True
+        self._pos.clear()
+        self._odd.clear()
+        for bucket in self._buckets.values():
+            bucket.clear()
+
+    def _index(self, key: Any, doc: Doc) -> None:
+        if key not in self._pos:
+            self._pos[key] = self._next
+            self._next += 1
+        for name, bucket in self._buckets.items():
+            value = doc.get(name)
+            if isinstance(value, str):
+                bucket.setdefault(value, {})[key] = None
+            elif value is not None:
+                self._odd[key] = None
+
+    def _unindex(self, key: Any, doc: Doc) -> None:
+        for name, bucket in self._buckets.items():
+            value = doc.get(name)
+            if isinstance(value, str) and value in bucket:
+                bucket[value].pop(key, None)
+                if not bucket[value]:
+                    del bucket[value]
+        self._odd.pop(key, None)
+
+    def _ordered(self, keys: dict[Any, None]) -> list[Any]:
+        keys.update(self._odd)
+        far = len(self._pos) + self._next
+        return sorted(keys, key=lambda k: self._pos.get(k, far))
+
+    def candidates(self, query: Any) -> list[Any] | None:
+        """Keys of the only documents that can match `query`, or None to scan them all."""
+        if not isinstance(query, Mapping):
+            return None
+        ident = query.get("_id")
+        if isinstance(ident, _SIMPLE_ID) and not isinstance(ident, bool):
+            return [ident]
+        if isinstance(ident, Mapping) and set(ident) == {"$in"}:
+            values = list(ident["$in"])
+            if all(isinstance(v, _SIMPLE_ID) and not isinstance(v, bool) for v in values):
+                return self._ordered(dict.fromkeys(values))
+        for name, bucket in self._buckets.items():
+            value = query.get(name)
+            if isinstance(value, str):
+                return self._ordered(dict(bucket.get(value, {})))
+        return None
+
+    def unique_candidates(self, doc: Doc) -> list[Any] | None:
+        """Documents a unique-index check must compare `doc` with, or None for all of them."""
+        keys: dict[Any, None] = {}
+        for spec in self.indexes.values():
+            if not spec.get("unique"):
+                continue
+            first = spec["key"][0][0]
+            value = doc.get(first)
+            if first not in self._buckets or not isinstance(value, str):
+                return None
+            keys.update(self._buckets[first].get(value, {}))
+        return self._ordered(keys)
+
+    @property
+    def documents(self) -> Iterator[Doc]:
+        if self.restrict is None:
+            yield from super().documents
+            return
+        docs = self._documents
+        for key in self.restrict:
+            doc = docs.get(key)
+            if doc is not None:
+                yield doc
 
     def _remove_expired_documents(self) -> None:
         """Off: `sweep_expired` deletes expired documents on a timer, as MongoDB's monitor does."""
@@ -61,7 +158,40 @@ class _TrackedCollection(CollectionStore):
     def load(self, doc: Doc) -> None:
         """Put a stored document back without marking it changed."""
         key = doc["_id"]
-        self._documents[helpers.hashdict(key) if isinstance(key, dict) else key] = doc
+        key = helpers.hashdict(key) if isinstance(key, dict) else key
+        self._documents[key] = doc
+        self._index(key, doc)
+
+
+def _accelerate(coll: Any) -> Any:
+    """Route one mongomock collection's scans through the in-memory indexes (see above)."""
+    scan, uniques = coll._iter_documents, coll._ensure_uniques
+
+    def iter_documents(query: Any) -> Any:
+        store = coll._store
+        keys = store.candidates(query)
+        if keys is None:
+            return scan(query)
+        store.restrict = keys
+        try:
+            return scan(query)  # materialises its candidate list before returning
+        finally:
+            store.restrict = None
+
+    def ensure_uniques(new_data: Doc) -> Any:
+        store = coll._store
+        keys = store.unique_candidates(new_data)
+        if keys is None:
+            return uniques(new_data)
+        store.restrict = keys
+        try:
+            return uniques(new_data)
+        finally:
+            store.restrict = None
+
+    coll._iter_documents = iter_documents
+    coll._ensure_uniques = ensure_uniques
+    return coll
 
 
 class _TrackedDatabase(DatabaseStore):
@@ -214,7 +344,8 @@ class EmbeddedDatabase:
 
     def __getitem__(self, name: str) -> EmbeddedCollection:
         if name not in self._collections:
-            self._collections[name] = EmbeddedCollection(self._db[name], self._persistence)
+            inner = _accelerate(self._db[name])
+            self._collections[name] = EmbeddedCollection(inner, self._persistence)
         return self._collections[name]
 
     def __getattr__(self, name: str) -> EmbeddedCollection:

@@ -216,7 +216,7 @@ async def _answer(
                     user_msg.content,
                     cond.standalone_question,
                     customer.plan if customer else None,
-                    customer.locale if customer else None,
+                    customer.locale if customer else principal.locale,
                     backend=services.search,
                     embedder=services.embedder,
                     reranker=services.reranker,

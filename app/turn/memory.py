@@ -304,9 +304,13 @@ def build_context(
         for m in last_turns(recent_messages, tuning.verbatim_turns)
         if m.content.strip()
     ]
-    kept_facts = list(facts)
+    kept_facts, dropped_facts = fit_facts(facts, tuning)
     summary = summary.strip()
-    dropped_messages = dropped_facts = 0
+    limit = summary_limit(tuning)
+    truncated = len(summary) > limit
+    if truncated:  # a summary written under an older, larger cap
+        summary = "…" + summary[len(summary) - limit + 1 :].lstrip()
+    dropped_messages = 0
 
     def size() -> int:
         return len(_render(summary, kept_facts, recent))
@@ -317,7 +321,6 @@ def build_context(
     while kept_facts and size() > budget:
         kept_facts.remove(_least_important(kept_facts))
         dropped_facts += 1
-    truncated = False
     while summary and size() > budget:
         overflow = size() - budget
         summary = "…" + summary[overflow + 2 :].lstrip() if overflow + 2 < len(summary) else ""
@@ -361,9 +364,28 @@ def should_summarize(turn_count: int, tuning: Tuning = TUNING) -> bool:
     return every > 0 and turn_count > 0 and turn_count % every == 0
 
 
+CHARS_PER_TOKEN = 4  # a plain estimate for English prose; no tokenizer on the request path
+
+
+def approx_tokens(text: str) -> int:
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
 def summary_limit(tuning: Tuning = TUNING) -> int:
-    """The summary's own cap: a third of the memory budget."""
-    return max(tuning.memory_budget_chars // 3, 200)
+    """The summary's own cap in characters: its token budget (and never over a third of the
+    whole memory budget)."""
+    by_tokens = tuning.memory_summary_tokens * CHARS_PER_TOKEN
+    return max(min(tuning.memory_budget_chars // 3, by_tokens), 200)
+
+
+def fit_facts(facts: Sequence[Fact], tuning: Tuning = TUNING) -> tuple[list[Fact], int]:
+    """The facts within their token budget, dropping the least important (then oldest) first."""
+    kept = list(facts)
+    dropped = 0
+    while kept and approx_tokens("\n".join(f.render() for f in kept)) > tuning.memory_facts_tokens:
+        kept.remove(_least_important(kept))
+        dropped += 1
+    return kept, dropped
 
 
 def _first_sentence(text: str, limit: int) -> str:

@@ -51,7 +51,11 @@ def _build(settings: Settings, tuning: Tuning) -> Embedder:
         return FakeEmbedder()
     from app.providers.embeddings.local_minilm import MiniLMEmbedder
 
-    return MiniLMEmbedder(batch_size=tuning.embed_batch_size)
+    return MiniLMEmbedder(
+        batch_size=tuning.embed_batch_size,
+        query_window_s=tuning.query_batch_window_ms / 1000.0,
+        threads=tuning.embed_threads,
+    )
 
 
 __all__ = ["Embedder", "FakeEmbedder", "build_embedder"]
