@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test smoke check lint types seed ingest indexes eval bench fuzz clean venv
+.PHONY: run test smoke check lint types seed ingest indexes eval bench fuzz clean venv chromium
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -21,7 +21,12 @@ venv: $(STAMP)
 run: $(STAMP)
 	OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT)
 
-test: $(STAMP)
+# Debian's Chromium for the browser tests: installed with apt-get when missing and run as root,
+# otherwise one line says how (scripts/ensure_chromium.sh).
+chromium:
+	@sh scripts/ensure_chromium.sh
+
+test: $(STAMP) chromium
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest
 
 smoke: $(STAMP)

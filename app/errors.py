@@ -22,3 +22,7 @@ class RateLimited(ConciergeError):
         super().__init__(f"rate limit exceeded ({scope}); retry in {retry_after_s}s")
         self.retry_after_s = retry_after_s
         self.scope = scope
+
+
+class StoreUnavailable(ConciergeError):
+    """The database cannot be reached (raised by `app.store` in place of driver errors)."""

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import jwt
 import pytest
 
+from app.links import article_url
 from tests.apihelp import ADMIN, Api, running_app
 
 
@@ -237,10 +238,11 @@ def test_help_pages_respect_audience(api: Api) -> None:
     assert api.client.get("/help/reset-password").status_code == 200
     assert api.client.get("/help/audit-logs").status_code == 404  # enterprise-only, no token
     assert api.client.get("/help/floor-plan-heatmaps-beta").status_code == 404  # draft
-    url = api.services.article_url("audit-logs", "enterprise")
+    secret = api.services.settings.session_secret.get_secret_value()
+    url = article_url("audit-logs", "enterprise", secret)
     page = api.client.get(url)
     assert page.status_code == 200 and "400 days" in page.text
-    other = api.services.article_url("data-residency", "enterprise").split("?")[1]
+    other = article_url("data-residency", "enterprise", secret).split("?")[1]
     assert api.client.get(f"/help/audit-logs?{other}").status_code == 404
 
 

@@ -18,13 +18,13 @@ from app.providers.chat.base import (
 )
 from app.providers.chat.offline import (
     OfflineChatModel,
-    acknowledgment_reply,
     extract_answer,
     split_sentences,
     tool_sentences,
 )
 from app.providers.errors import ProviderError
 from app.settings import Settings
+from app.text import acknowledgment_reply
 from app.turn.citations import check_citations
 from app.turn.tools import ToolResult
 from tests.fakes_chat import AUTH_302, NO_ORDER, ORDER, SUBSCRIPTION, TICKET, WEBHOOKS

@@ -12,10 +12,10 @@ from test_search_corpus import ARTICLES, NOW, TICKETS, load_corpus
 from app.providers.embeddings.fake import FakeEmbedder
 from app.providers.rerank import FakeReranker
 from app.search.base import Hit
+from app.search.filters import SearchFilter
 from app.search.local import LocalSearch
 from app.store import Store
 from app.turn.entitlement import (
-    SearchFilter,
     audience_ladder,
     filter_for_customer,
     normalize_locale,

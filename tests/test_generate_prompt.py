@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 
 from app.providers.chat.base import Passage
+from app.text import neutralize
 from app.turn.memory import build_context, extract_facts
 from app.turn.prompt import (
     SYSTEM_PROMPT,
     build_prompt,
     build_request,
-    neutralize,
     render_tool_result,
 )
 from app.turn.tools import TOOL_SPECS, ToolResult

@@ -17,6 +17,7 @@ from app.providers.chat.base import GenerationRequest
 from app.providers.chat.fake import GARBAGE, Hang, ScriptedChatModel
 from app.providers.errors import ProviderError
 from app.providers.rerank.fake import FakeReranker
+from app.store import Store
 from tests.apihelp import ADMIN, Api, make_settings, parse_sse, running_app, served
 from tuning import TUNING
 
@@ -40,15 +41,18 @@ def swap(api: Api) -> Iterator[Any]:
         saved.setdefault(name, getattr(api.services, name))
         setattr(api.services, name, value)
 
+    def restore() -> None:
+        for name, value in saved.items():
+            setattr(api.services, name, value)
+        saved.clear()
+
+    put.restore = restore  # type: ignore[attr-defined]
     yield put
-    for name, value in saved.items():
-        setattr(api.services, name, value)
+    restore()
 
 
 def strong_reranker() -> FakeReranker:
-    fake = FakeReranker(scores={"": 0.9})
-    fake.name = "offline"  # type: ignore[misc]
-    return fake
+    return FakeReranker(scores={"": 0.9}, calibration="offline")
 
 
 def assert_consistent(api: Api, conv: str) -> list[dict[str, Any]]:
@@ -81,9 +85,8 @@ def test_chat_model_failing_on_every_call(api: Api, swap: Any, failure: Any) -> 
 
 
 def test_reranker_raising_gives_honest_none(api: Api, swap: Any) -> None:
-    broken = FakeReranker()
+    broken = FakeReranker(calibration="offline")
     broken.fail_with = RuntimeError("reranker down")
-    broken.name = "offline"  # type: ignore[misc]
     swap("reranker", broken)
     h = api.session("cus_castellan")
     conv = api.conversation(h)
@@ -93,40 +96,48 @@ def test_reranker_raising_gives_honest_none(api: Api, swap: Any) -> None:
     assert len(assert_consistent(api, conv)) == 2
 
 
-class _Unreachable:
-    """A collection whose every call fails like a lost cluster."""
+class _LostCluster:
+    """A database handle on which the named collections fail like a lost cluster (the driver's
+    own error), while the others keep working."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, lost: set[str]) -> None:
         self._inner = inner
+        self._lost = lost
+
+    def __getitem__(self, name: str) -> Any:
+        return _Unreachable() if name in self._lost else self._inner[name]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _Unreachable:
+    def find(self, *a: Any, **k: Any) -> Any:
+        raise ServerSelectionTimeoutError("no servers reachable")
 
     def __getattr__(self, name: str) -> Any:
         async def fail(*a: Any, **k: Any) -> Any:
             raise ServerSelectionTimeoutError("no servers reachable")
 
-        def fail_sync(*a: Any, **k: Any) -> Any:
-            raise ServerSelectionTimeoutError("no servers reachable")
-
-        return fail_sync if name == "find" else fail
+        return fail
 
 
-def test_database_unreachable_mid_turn_is_503_and_loses_nothing(api: Api) -> None:
+def losing(store: Store, *collections: str) -> Store:
+    """The same data behind a handle on which `collections` have become unreachable."""
+    return Store(client=store.client, db=_LostCluster(store.db, set(collections)), embedded=True)
+
+
+def test_database_unreachable_mid_turn_is_503_and_loses_nothing(api: Api, swap: Any) -> None:
     h = api.session("cus_castellan")
     conv = api.conversation(h)
-    store = api.services.store
-    customers = store.customers._c
-    escalations = store.escalations._c
     # The user message is stored, then the cluster goes away during the turn's reads.
-    store.customers._c = _Unreachable(customers)  # type: ignore[assignment]
-    store.escalations._c = _Unreachable(escalations)  # type: ignore[assignment]
-    try:
-        r = api.client.post(
-            f"/v1/conversations/{conv}/messages",
-            headers=h,
-            json={"content": "I want a refund for ORD-1002"},
-        )
-    finally:
-        store.customers._c = customers
-        store.escalations._c = escalations
+    swap("store", losing(api.services.store, "customers", "escalations"))
+    r = api.client.post(
+        f"/v1/conversations/{conv}/messages",
+        headers=h,
+        json={"content": "I want a refund for ORD-1002"},
+    )
+    swap.restore()
     assert r.status_code == 503
     assert "unavailable" in r.json()["detail"] and r.headers["Retry-After"]
     msgs = assert_consistent(api, conv)
@@ -138,18 +149,14 @@ def test_database_unreachable_mid_turn_is_503_and_loses_nothing(api: Api) -> Non
     assert [m["seq"] for m in assert_consistent(api, conv)] == [1, 2, 3]
 
 
-def test_database_unreachable_before_anything_is_503_and_writes_nothing(api: Api) -> None:
+def test_database_unreachable_before_anything_is_503_and_writes_nothing(
+    api: Api, swap: Any
+) -> None:
     h = api.session("cus_castellan")
     conv = api.conversation(h)
-    store = api.services.store
-    convs = store.conversations._c
-    store.conversations._c = _Unreachable(convs)  # type: ignore[assignment]
-    try:
-        r = api.client.post(
-            f"/v1/conversations/{conv}/messages", headers=h, json={"content": "hello"}
-        )
-    finally:
-        store.conversations._c = convs
+    swap("store", losing(api.services.store, "conversations"))
+    r = api.client.post(f"/v1/conversations/{conv}/messages", headers=h, json={"content": "hello"})
+    swap.restore()
     assert r.status_code == 503
     assert api.messages(conv) == []
 
@@ -171,9 +178,7 @@ def test_spend_cap_falls_back_offline_and_metrics_say_so(api: Api, swap: Any) ->
 
 
 def test_off_topic_requests_get_a_short_refusal(api: Api, swap: Any) -> None:
-    fake = FakeReranker(scores={"": 0.01})
-    fake.name = "offline"  # type: ignore[misc]
-    swap("reranker", fake)
+    swap("reranker", FakeReranker(scores={"": 0.01}, calibration="offline"))
     h = api.session("cus_castellan")
     conv = api.conversation(h)
     out = api.send(h, conv, "Write me a poem about the ocean and the moon")
@@ -339,7 +344,8 @@ def _read_messages(services: Any, conv: str) -> list[dict[str, Any]]:
 
 def test_sse_error_event_when_the_turn_fails(api: Api, swap: Any) -> None:
     class Exploding:
-        name = "offline"
+        name = "exploding"
+        calibration = "offline"
 
         async def rerank(self, query: str, texts: list[str]) -> list[float]:
             raise MemoryError("boom")

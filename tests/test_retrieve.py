@@ -13,9 +13,9 @@ from app.providers.embeddings.fake import FakeEmbedder
 from app.providers.errors import ProviderError
 from app.providers.rerank import FakeReranker
 from app.search.base import Hit, SearchError
+from app.search.filters import SearchFilter
 from app.search.local import LocalSearch
 from app.store import Store
-from app.turn.entitlement import SearchFilter
 from app.turn.retrieve import LATENCY_STAGES, RANKED_STAGES, clean_query, retrieve
 from tuning import TUNING, ConfidenceBands
 

@@ -21,7 +21,7 @@ from app.search.atlas import (
     ticket_hit,
 )
 from app.search.base import SearchError
-from app.turn.entitlement import SearchFilter
+from app.search.filters import SearchFilter
 from tuning import TUNING
 
 PRO = SearchFilter(audiences=("all", "pro"), locale="en")

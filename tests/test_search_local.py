@@ -9,10 +9,10 @@ from test_search_corpus import ARTICLES, NOT_FOR_FREE_EN, TICKETS, corpus_record
 
 from app.providers.embeddings.fake import FakeEmbedder
 from app.search.base import SearchError
+from app.search.filters import SearchFilter
 from app.search.local import LocalSearch
 from app.store import Store
 from app.store.models import Article, Chunk
-from app.turn.entitlement import SearchFilter
 from tuning import TUNING
 
 FREE = SearchFilter(audiences=("all",), locale="en")

@@ -19,10 +19,11 @@ from app.providers.embeddings.fake import FakeEmbedder
 from app.providers.rerank import FakeReranker
 from app.search.atlas import AtlasSearch
 from app.search.base import SearchBackend
+from app.search.filters import SearchFilter
 from app.search.local import LocalSearch
 from app.settings import Settings
 from app.store import open_store
-from app.turn.entitlement import SearchFilter, filter_for_customer
+from app.turn.entitlement import filter_for_customer
 from app.turn.retrieve import retrieve
 from tuning import TUNING
 

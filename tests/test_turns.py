@@ -24,9 +24,7 @@ def rerank_scores(api: Api) -> Iterator[object]:
     original = api.services.reranker
 
     def set_score(score: float) -> None:
-        fake = FakeReranker(scores={"": score})
-        fake.name = "offline"  # type: ignore[misc]
-        api.services.reranker = fake
+        api.services.reranker = FakeReranker(scores={"": score}, calibration="offline")
 
     yield set_score
     api.services.reranker = original

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from app.api.deps import AdminDep, ServicesDep
 from app.api.views import error_responses, escalation_view, message_view
+from app.spend import spend_status
 from app.store import analytics
 
 router = APIRouter(
@@ -63,7 +64,7 @@ async def metrics(
         "confidenceMix": await analytics.confidence_mix(db, lo, hi),
         "escalationReasons": await analytics.escalation_reasons(db, lo, hi),
         "medianLatencyMs": await analytics.median_latency_ms(db, lo, hi),
-        "spend": await services.spend_status(),
+        "spend": await spend_status(services.store, services.tuning),
     }
 
 
@@ -148,7 +149,7 @@ async def resolve(case_ref: str, _: AdminDep, services: ServicesDep) -> dict[str
 async def delete_customer(customer_id: str, _: AdminDep, services: ServicesDep) -> dict[str, Any]:
     """GDPR erasure: the customer, their subscription, orders, conversations, messages,
     feedback and handoff packets. Returns what was deleted, by collection."""
-    return {"customerId": customer_id, "deleted": await services.delete_customer(customer_id)}
+    return {"customerId": customer_id, "deleted": await services.store.delete_customer(customer_id)}
 
 
 def _article_view(a: Any) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from app.api.deps import PrincipalDep, ServicesDep
 from app.api.views import conversation_view, error_responses, message_view
 from app.errors import Unauthenticated
 from app.identity import Principal, mint_session, verify_identity
+from app.ratelimit import check_rate_limits
 from app.services import Services
 from app.store.models import Conversation
 from app.turn.engine import TurnSink, clean_message, request_handoff, run_turn
@@ -157,7 +158,8 @@ async def post_message(
     """Send a message. `Accept: text/event-stream` streams meta, delta... and done events."""
     conv = await owned(services, principal, conversation_id)
     content = clean_message(body.content, services.tuning)  # 413 / 422 via the error handlers
-    await services.check_rate_limits(principal, request)
+    address = request.client.host if request.client else "unknown"
+    await check_rate_limits(services.store, services.tuning, principal.session_id, address)
 
     if not (accept and "text/event-stream" in accept):
         result = await run_turn(services, principal, conv, content)

@@ -9,10 +9,9 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pymongo.errors import AutoReconnect, ConnectionFailure, ServerSelectionTimeoutError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.errors import InvalidInput, MessageTooLong, RateLimited, Unauthenticated
+from app.errors import InvalidInput, MessageTooLong, RateLimited, StoreUnavailable, Unauthenticated
 
 log = logging.getLogger(__name__)
 
@@ -117,9 +116,4 @@ def install_error_handlers(app: FastAPI) -> None:
             headers={"Retry-After": "5"},
         )
 
-    for exc_type in (
-        ServerSelectionTimeoutError,
-        ConnectionFailure,
-        AutoReconnect,
-    ):
-        app.add_exception_handler(exc_type, unavailable)
+    app.add_exception_handler(StoreUnavailable, unavailable)

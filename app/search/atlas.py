@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.search.base import Hit, SearchError, ticket_breadcrumb, ticket_text
+from app.search.filters import SearchFilter
 from app.search.text import keyword_terms, term_set, tokenize, unique
-from app.turn.entitlement import SearchFilter
 from tuning import TUNING, Tuning
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol, runtime_checkable
 
-from app.turn.entitlement import SearchFilter
+from app.search.filters import SearchFilter
 
 Kind = Literal["doc", "ticket"]
 

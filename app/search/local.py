@@ -35,9 +35,9 @@ import numpy as np
 import numpy.typing as npt
 
 from app.search.base import Hit, SearchError, cosine_to_score, ticket_breadcrumb, ticket_text
+from app.search.filters import SearchFilter
 from app.search.text import tokenize, unique
 from app.store.models import Article, Chunk, Ticket
-from app.turn.entitlement import SearchFilter
 from tuning import TUNING, Tuning
 
 if TYPE_CHECKING:

@@ -10,13 +10,17 @@ from app.store.conversations import ConversationRepo, FeedbackRepo, MessageRepo
 from app.store.customers import CustomerRepo, OrderRepo, SubscriptionRepo
 from app.store.embedded import EmbeddedClient
 from app.store.escalations import EscalationRepo
+from app.store.guard import guard
 from app.store.knowledge import ArticleRepo, ChunkRepo, TicketRepo
 from app.store.limits import RateLimitRepo, SpendRepo
 
 
 @dataclass
 class Store:
-    """A database handle and one repository per collection."""
+    """A database handle and one repository per collection.
+
+    Every call through `db` raises `StoreUnavailable` when the database cannot be reached.
+    """
 
     client: Any
     db: Any
@@ -35,6 +39,7 @@ class Store:
     spend: SpendRepo = field(init=False)
 
     def __post_init__(self) -> None:
+        self.db = guard(self.db)
         self.customers = CustomerRepo(self.db)
         self.subscriptions = SubscriptionRepo(self.db)
         self.orders = OrderRepo(self.db)

@@ -12,7 +12,7 @@ Band = Literal["strong", "weak", "none"]
 log = logging.getLogger(__name__)
 
 
-def confidence_band(top_score: float | None, reranker: str, tuning: Tuning) -> Band:
+def confidence_band(top_score: float | None, reranker: str | None, tuning: Tuning) -> Band:
     """`strong` ≥ bands.strong, `weak` ≥ bands.weak, else `none`.
 
     No score (nothing retrieved, or the reranker failed) is `none`. A reranker without
@@ -21,7 +21,7 @@ def confidence_band(top_score: float | None, reranker: str, tuning: Tuning) -> B
     """
     if top_score is None or top_score != top_score:  # None or NaN
         return "none"
-    bands = tuning.confidence.get(reranker)
+    bands = tuning.confidence.get(reranker) if reranker else None
     if bands is None:
         log.warning("no confidence thresholds for reranker %r in tuning; band is none", reranker)
         return "none"

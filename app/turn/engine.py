@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from pymongo.errors import ConnectionFailure, ServerSelectionTimeoutError
-
-from app.errors import InvalidInput, MessageTooLong
+from app import spend
+from app.errors import InvalidInput, MessageTooLong, StoreUnavailable
 from app.identity import Principal
+from app.links import article_url
 from app.providers.chat.base import Passage
 from app.providers.embeddings.memo import one_turn
 from app.store.models import Conversation, Message
@@ -127,7 +127,7 @@ async def run_turn(
     try:
         with one_turn():  # the router, retrieval and reranker share each query vector
             return await _answer(services, principal, conv, user_msg, sink, started)
-    except (ConnectionFailure, ServerSelectionTimeoutError):
+    except StoreUnavailable:
         raise
     except Exception as exc:
         log.exception("turn failed", extra={"conversationId": conv.id, "seq": seq})
@@ -171,14 +171,20 @@ async def _answer(
         ),
         None,
     )
-    chat_model, capped = await services.chat_model_for_turn()
+    chat_model, capped = await spend.chat_model_for_turn(
+        services.chat_model, services.fallback_model, store, services.tuning
+    )
 
     # -- condense + classify
     t = time.perf_counter()
     cond = await condense(
         user_msg.content,
         history,
-        chat_model=None if chat_model.name == "offline" else services.condense_model(chat_model),
+        chat_model=(
+            spend.MeteredJsonModel(chat_model, store, services.settings)
+            if chat_model.language_model
+            else None
+        ),
         router=services.router,
         prev_standalone=prev_standalone,
     )
@@ -283,7 +289,7 @@ async def _answer(
                 answer = item
         latency["generate"] = _ms(t)
         text = answer.text if answer else ERROR_REPLY
-        await services.record_spend(answer)
+        await spend.record_spend(store, services.settings, answer)
 
     latency["total"] = _ms(started)
     meta: dict[str, Any] = {
@@ -454,7 +460,11 @@ def _citation_meta(
         entry = dict(c)
         entry["breadcrumb"] = hit.breadcrumb if hit else None
         entry["url"] = (
-            services.article_url(str(c.get("docId")), hit.audience if hit else "all")
+            article_url(
+                str(c.get("docId")),
+                hit.audience if hit else "all",
+                services.settings.session_secret.get_secret_value(),
+            )
             if c.get("kind") == "doc"
             else None
         )

@@ -13,14 +13,10 @@ Choices where the design is silent:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from app.search.filters import DEFAULT_LOCALE, SearchFilter
 from tuning import Tuning
 
 FREE_PLAN = "free"
-DEFAULT_LOCALE = "en"
-PUBLISHED = "published"
-RESOLVED = "resolved"
 
 
 def audience_ladder(plan: str | None, tuning: Tuning) -> tuple[str, ...]:
@@ -37,39 +33,6 @@ def normalize_locale(locale: str | None) -> str:
     text = (locale or "").strip().lower().replace("_", "-")
     primary = text.split("-", 1)[0]
     return primary or DEFAULT_LOCALE
-
-
-@dataclass(frozen=True, slots=True)
-class SearchFilter:
-    """What every ranker must restrict itself to, applied inside the index before top-k.
-
-    `locale=None` disables the locale condition (only for tools such as the eval harness that
-    search a mixed-language corpus on purpose); `filter_for_customer` always sets it.
-    """
-
-    audiences: tuple[str, ...]
-    locale: str | None = DEFAULT_LOCALE
-    status: str = PUBLISHED  # articles and chunks
-    ticket_status: str = RESOLVED  # the resolved-ticket corpus
-
-    def allows_doc(self, audience: str, locale: str, status: str) -> bool:
-        """The same predicate the indexes apply, for articles and chunks."""
-        return (
-            audience in self.audiences
-            and status == self.status
-            and (self.locale is None or locale == self.locale)
-        )
-
-    def allows_ticket(
-        self, audience: str, locale: str, status: str, quality: float, min_quality: float
-    ) -> bool:
-        """The same predicate the ticket index applies."""
-        return (
-            audience in self.audiences
-            and status == self.ticket_status
-            and quality >= min_quality
-            and (self.locale is None or locale == self.locale)
-        )
 
 
 def filter_for_customer(plan: str | None, locale: str | None, tuning: Tuning) -> SearchFilter:

@@ -41,8 +41,8 @@ from app.providers.chat.base import (
     ToolRunner,
     Usage,
 )
-from app.providers.chat.offline import acknowledgment_reply, no_answer_reply
 from app.providers.errors import ProviderError
+from app.text import acknowledgment_reply, no_answer_reply
 from app.turn.citations import CitationStreamFilter, check_citations
 from app.turn.memory import MemoryContext
 from app.turn.prompt import build_request

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from app.providers.chat.base import ChatMessage, ChatModel, GenerationRequest
 from app.providers.errors import ProviderError
-from app.turn.prompt import neutralize
+from app.text import neutralize
 from tuning import TUNING, Tuning
 
 log = logging.getLogger(__name__)
@@ -432,7 +432,7 @@ async def summarize(
     """
     if not messages:
         return previous_summary
-    if chat_model is None or chat_model.name == "offline":
+    if chat_model is None or not chat_model.language_model:
         return extractive_summary(messages, previous_summary, tuning)
     transcript = "\n".join(Line(m.role, m.content, m.seq).render() for m in messages)
     user = (

@@ -18,8 +18,6 @@ budget measured before quoting still holds after it.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,7 +29,7 @@ from app.providers.chat.base import (
     ToolOutcome,
     ToolRunner,
 )
-from app.providers.chat.offline import first_name
+from app.text import first_name, neutralize, tool_result_text
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -80,35 +78,6 @@ headings. Use the customer's first name at most once, if it is given. Do not ann
 - Reply in the language of the customer's question.
 """
 
-_RESERVED_TAGS = (
-    "conversation_context",
-    "summary",
-    "previous_summary",
-    "facts",
-    "recent_turns",
-    "passages",
-    "passage",
-    "tool_results",
-    "tool_result",
-    "turn_info",
-    "question",
-    "transcript",
-    "system",
-    "instructions",
-)
-_TAG = re.compile(r"<(?=\s*/?\s*(?:" + "|".join(_RESERVED_TAGS) + r")\b)", re.IGNORECASE)
-_TEMPLATE_OPEN = re.compile(r"<(?=\|)")  # <|im_start|>, <|system|>, <|endoftext|>
-_TEMPLATE_CLOSE = re.compile(r"(?<=\|)>")
-_DOUBLE_ANGLE = re.compile(r"<<(?=\s*/?\s*SYS\b)", re.IGNORECASE)  # <<SYS>>
-
-
-def neutralize(text: str) -> str:
-    """Defuse our delimiter tags and chat-template tokens inside data (same length, `<`→`‹`)."""
-    text = _TAG.sub("‹", text)
-    text = _TEMPLATE_OPEN.sub("‹", text)
-    text = _TEMPLATE_CLOSE.sub("›", text)
-    return _DOUBLE_ANGLE.sub("‹‹", text)
-
 
 def _attr(value: str) -> str:
     """A value safe inside a double-quoted attribute on one line."""
@@ -123,16 +92,6 @@ def render_passage(n: int, passage: PassageLike) -> str:
         f"{neutralize(passage.text.strip())}\n"
         "</passage>"
     )
-
-
-def tool_result_text(result: ToolOutcome) -> str:
-    """A tool result as quoted JSON data (the same text the prompt and the tool loop use)."""
-    payload: dict[str, Any] = {"ok": result.ok, "found": result.found}
-    if result.data is not None:
-        payload["data"] = result.data
-    if result.message:
-        payload["message"] = result.message
-    return neutralize(json.dumps(payload, ensure_ascii=False, default=str, sort_keys=True))
 
 
 def render_tool_result(result: ToolOutcome) -> str:

@@ -26,8 +26,9 @@ from typing import TypeVar
 from app.providers.embeddings.base import Embedder
 from app.providers.rerank.base import Reranker
 from app.search.base import Hit, SearchBackend
+from app.search.filters import SearchFilter
 from app.turn.confidence import Band, confidence_band
-from app.turn.entitlement import SearchFilter, filter_for_customer
+from app.turn.entitlement import filter_for_customer
 from app.turn.fuse import RANKERS, FusedCandidate, fuse
 from app.turn.rerank import RankedPassage, rerank_candidates, rerank_query, unranked
 from tuning import Tuning
@@ -265,7 +266,7 @@ async def _retrieve(
         reranked=tuple(ranked),
         passages=tuple(passages),
         top_rerank_score=top,
-        confidence=confidence_band(top, reranker.name, tuning),
+        confidence=confidence_band(top, reranker.calibration, tuning),
         latency_ms=latency,
         errors=tuple(errors),
     )

@@ -41,7 +41,7 @@ from app.providers.chat.base import (
     drain,
 )
 from app.providers.errors import ProviderConfigError, ProviderError
-from app.turn.prompt import tool_result_text
+from app.text import tool_result_text
 
 JSON_TOOL = "record_output"
 CACHE = {"type": "ephemeral"}
@@ -117,6 +117,7 @@ class AnthropicChatModel:
             raise ProviderConfigError("LLM=anthropic needs ANTHROPIC_API_KEY")
         self.model = model
         self.name = f"anthropic:{model}"
+        self.language_model = True
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
             timeout=timeout_seconds,

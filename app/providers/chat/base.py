@@ -169,7 +169,12 @@ StreamEvent = TextDelta | StreamDone
 
 @runtime_checkable
 class ChatModel(Protocol):
+    """`language_model` is what callers may rely on: True for a model that writes its own text
+    (it has a JSON mode, can summarise, and is billed by the token); False for the offline
+    extractive provider, whose `complete_json` always raises."""
+
     name: str
+    language_model: bool
 
     async def complete_json(
         self, system: str, messages: Sequence[ChatMessage], schema: Mapping[str, Any]

@@ -79,6 +79,7 @@ class JsonCall:
 class ScriptedChatModel:
     script: Iterable[Any] = ()
     name: str = "scripted"
+    language_model: bool = True
     repeat_last: bool = False
     usage: Usage = field(default_factory=lambda: Usage(input=100, output=20))
     requests: list[GenerationRequest] = field(default_factory=list)

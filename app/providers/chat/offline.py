@@ -35,10 +35,8 @@ from app.providers.chat.base import (
     Usage,
 )
 from app.providers.errors import ProviderError
+from app.text import WEAK_HEDGE, acknowledgment_reply, no_answer_reply
 
-NOT_ENOUGH_INFORMATION = "I don't have enough information to answer that confidently."
-OFFER_PERSON = "Would you like me to connect you with a person from our support team?"
-WEAK_HEDGE = "If that doesn't cover your situation, I can connect you with a person."
 MAX_SENTENCES = 3
 MAX_STEPS = 6  # a procedure is quoted whole up to this many steps: half a procedure misleads
 _RANK_DECAY = 0.35  # passage i (0-based) weighs 1 / (1 + 0.35 i): the reranker's order counts
@@ -68,13 +66,6 @@ _PROCEDURAL = re.compile(
 )
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 
-_THANKS = re.compile(r"\b(thank|thanks|thx|ty|cheers|appreciate|merci|danke|gracias)", re.I)
-_BYE = re.compile(r"\b(bye|goodbye|see you|have a (?:good|nice|great))", re.I)
-_GLAD = re.compile(
-    r"\b(great|perfect|awesome|excellent|brilliant|works|worked|working now|fixed|solved|sorted)",
-    re.I,
-)
-
 
 def _stem(word: str) -> str:
     """A few English suffixes and a final e, so "signatures"/"signature", "configured"/"configure"
@@ -103,35 +94,6 @@ def _stem(word: str) -> str:
 def terms(text: str) -> set[str]:
     """Content words of `text`, lower-cased and lightly stemmed."""
     return {_stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP}
-
-
-def first_name(customer_name: str | None) -> str | None:
-    if not customer_name or not customer_name.strip():
-        return None
-    return customer_name.strip().split()[0][:40]
-
-
-def acknowledgment_reply(message: str, customer_name: str | None) -> str:
-    """A short, personal reply to thanks / goodbye / "that worked" (no search, no model)."""
-    name = first_name(customer_name)
-    to = f", {name}" if name else ""
-    if _BYE.search(message):
-        return f"Thanks for getting in touch{to}. Have a great day!"
-    if _THANKS.search(message):
-        return f"You're welcome{to}! Is there anything else I can help with?"
-    if _GLAD.search(message):
-        return f"Glad that sorted it{to}! Let me know if anything else comes up."
-    return f"Great{to}. Is there anything else I can help with?"
-
-
-def no_answer_reply(tool_results: Sequence[ToolOutcome] = ()) -> str:
-    """The honest reply when nothing found answers the question, with the offer of a person."""
-    said = [r.message.strip() for r in tool_results if r.message.strip()]
-    if said:
-        return " ".join(
-            [*said, "If that doesn't look right, I can connect you with a person who can check."]
-        )
-    return f"{NOT_ENOUGH_INFORMATION} {OFFER_PERSON}"
 
 
 # --------------------------------------------------------------------------- tool sentences
@@ -469,6 +431,7 @@ class OfflineChatModel:
     """Deterministic rules + extractive answers; `complete_json` raises (see module doc)."""
 
     name = "offline"
+    language_model = False
 
     async def complete_json(
         self, system: str, messages: Sequence[ChatMessage], schema: Mapping[str, Any]

@@ -10,13 +10,17 @@ from typing import Protocol, runtime_checkable
 class Reranker(Protocol):
     """Scores each text's relevance to `query`, in input order, every score within [0, 1].
 
-    `name` keys the confidence thresholds in `tuning.confidence`, so scores from different
-    rerankers are never compared against each other's bands. Each text is a passage as
-    `rerank.passage_text` formats it: a heading line (breadcrumb or ticket subject), a newline,
-    then the passage body.
+    `name` identifies it in traces. `calibration` keys its confidence thresholds in
+    `tuning.confidence` (None: never calibrated, so its scores never reach a confident band), so
+    scores from different rerankers are never compared against each other's bands. Each text is
+    a passage as `rerank.passage_text` formats it: a heading line (breadcrumb or ticket
+    subject), a newline, then the passage body.
     """
 
     name: str
+
+    @property
+    def calibration(self) -> str | None: ...
 
     async def rerank(self, query: str, texts: Sequence[str]) -> list[float]: ...
 

@@ -27,6 +27,7 @@ def sigmoid(x: float) -> float:
 
 class CrossEncoderReranker:
     name = "cross-encoder"
+    calibration = "cross-encoder"
 
     def __init__(
         self,

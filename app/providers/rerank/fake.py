@@ -10,11 +10,19 @@ from app.search.text import content_terms, term_set
 
 class FakeReranker:
     """With `scores`, a text scores the highest value whose key it contains (else `default`);
-    without, the fraction of the query's content terms the text contains."""
+    without, the fraction of the query's content terms the text contains. `calibration` picks
+    which thresholds of `tuning.confidence` its scores are read against (e.g. "offline")."""
 
     name = "fake"
 
-    def __init__(self, scores: Mapping[str, float] | None = None, default: float = 0.0) -> None:
+    def __init__(
+        self,
+        scores: Mapping[str, float] | None = None,
+        default: float = 0.0,
+        *,
+        calibration: str | None = "fake",
+    ) -> None:
+        self.calibration = calibration
         self.scores = dict(scores or {})
         self.default = default
         self.calls: list[tuple[str, list[str]]] = []

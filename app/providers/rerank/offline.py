@@ -117,6 +117,7 @@ class OfflineReranker:
     """See the module docstring. `embedder=None` scores by the lexical features alone."""
 
     name = "offline"
+    calibration = "offline"
 
     def __init__(
         self,

@@ -13,6 +13,7 @@ class VoyageReranker:
     """`relevance_score` per document, mapped back to input order (Voyage returns best first)."""
 
     name = "voyage"
+    calibration = "voyage"
 
     def __init__(
         self,

@@ -1,0 +1,83 @@
+"""The daily language-model spend: what tokens cost, the cap, and the admin's view of both.
+
+Every worker reads and adds to the same counters in MongoDB (`app.store.limits.SpendRepo`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from app.providers.chat.base import ChatMessage, ChatModel, Usage
+from app.settings import Settings
+from app.store import Store
+from tuning import Tuning
+
+# Anthropic bills cache reads at ~0.1x the input price and cache writes at ~1.25x.
+CACHE_READ_PRICE = 0.1
+CACHE_WRITE_PRICE = 1.25
+
+
+def usage_cost_usd(usage: Usage, settings: Settings) -> float:
+    per_input = settings.llm_price_input_per_mtok_usd
+    return (
+        usage.input * per_input
+        + usage.cache_read * per_input * CACHE_READ_PRICE
+        + usage.cache_write * per_input * CACHE_WRITE_PRICE
+        + usage.output * settings.llm_price_output_per_mtok_usd
+    ) / 1_000_000
+
+
+async def add_usage(store: Store, settings: Settings, usage: Usage) -> None:
+    await store.spend.add(usage_cost_usd(usage, settings), usage.input, usage.output)
+
+
+async def record_spend(store: Store, settings: Settings, answer: Any) -> None:
+    """Bill a generated answer's tokens when a paid model wrote it."""
+    usage = getattr(answer, "usage", None)
+    model = str(getattr(answer, "model", ""))
+    if isinstance(usage, Usage) and model.startswith("anthropic"):
+        await add_usage(store, settings, usage)
+
+
+async def chat_model_for_turn(
+    configured: ChatModel, fallback: ChatModel, store: Store, tuning: Tuning
+) -> tuple[ChatModel, bool]:
+    """The configured model, or `fallback` once today's spend reached the cap (then True)."""
+    if not configured.language_model:  # nothing to pay for
+        return configured, False
+    if await store.spend.today() >= tuning.daily_spend_cap_usd:
+        await store.spend.note_fallback()
+        return fallback, True
+    return configured, False
+
+
+async def spend_status(store: Store, tuning: Tuning) -> dict[str, Any]:
+    usd = await store.spend.today()
+    cap = tuning.daily_spend_cap_usd
+    return {
+        "usd": round(usd, 4),
+        "capUsd": cap,
+        "capReached": usd >= cap,
+        "fallbackTurnsToday": await store.spend.fallbacks_today(),
+    }
+
+
+class MeteredJsonModel:
+    """A chat model as the condenser calls it (`complete_json(system, [dict], schema) -> dict`),
+    with a timeout, and its tokens added to today's spend."""
+
+    def __init__(self, model: ChatModel, store: Store, settings: Settings) -> None:
+        self._model = model
+        self._store = store
+        self._settings = settings
+        self.name = model.name
+
+    async def complete_json(
+        self, system: str, messages: list[dict[str, str]], schema: dict[str, Any]
+    ) -> dict[str, Any]:
+        msgs = [ChatMessage(m["role"], m["content"]) for m in messages]  # type: ignore[arg-type]
+        timeout = self._settings.anthropic_timeout_seconds
+        reply = await asyncio.wait_for(self._model.complete_json(system, msgs, schema), timeout)
+        await add_usage(self._store, self._settings, reply.usage)
+        return dict(reply.data)
