@@ -13,11 +13,27 @@ from types import MappingProxyType
 
 
 @dataclass(frozen=True, slots=True)
+class AnswerabilityModel:
+    """A logistic model of "the answer is in these passages" (app/turn/confidence.py):
+    p = sigmoid(intercept + Σ weights[f] · feature f); fitted by
+    scripts/evaluation/fit_confidence.py.
+    """
+
+    version: str
+    intercept: float
+    weights: Mapping[str, float]
+
+
+@dataclass(frozen=True, slots=True)
 class ConfidenceBands:
-    """Top rerank score thresholds for one reranker: >= strong is answerable, >= weak is hedged."""
+    """One reranker's thresholds. With a `model`, `strong`/`weak` apply to its answerability
+    probability and a strong answer also needs the best passage's rerank score ≥ `passage_floor`;
+    without one they apply to the top rerank score itself."""
 
     strong: float
     weak: float
+    passage_floor: float = 0.0
+    model: AnswerabilityModel | None = None
 
 
 @dataclass(frozen=True)
@@ -46,32 +62,17 @@ class Tuning:
     # with the weights above a rank-1 ticket (0.5/61) sorts below the 40th dense chunk (1/100),
     # so without this no ticket could ever be shown (measured: ticket recall@5 0.000).
     rerank_reserved_per_ranker: int = 3
-    # Thresholds per reranker. Recalibrate with `make eval` whenever a reranker changes.
-    # offline — calibrated 2026-11-30 with
-    #   python -m scripts.eval --corpus ../shared/eval/mtrag_corpus.jsonl \
-    #       --cases ../shared/eval/mtrag_cases.jsonl
-    # (MT-RAG dev: 1,152 passages, 273 cases, 146 answerable / 127 not; MiniLM embedder), reading
-    # the report's `calibration` sweep, which re-bands the same top rerank scores per threshold.
-    #   strong 0.70: the lowest 0.05 step where strong answers are right ≥ 70% of the time even
-    #     counting every strong answer to an unanswerable case as wrong, with strong_precision
-    #     ≥ 0.9; each further 0.05 costs ~5 points of answerable coverage for ~3 of
-    #     strong_rate_unanswerable.
-    #   weak 0.55: below it the top passage is right for < 20% of turns (mtrag and seed alike),
-    #     so "not enough information" + a person beats a hedged guess; higher refuses answerable
-    #     questions faster than it catches unanswerable ones.
-    #   mtrag, before (0.6/0.45) → after: strong_precision 0.897 → 0.913,
-    #     strong_rate_unanswerable 0.323 → 0.244, none_rate_unanswerable 0.488 → 0.598.
-    #   seed cases (check only, not fitted): 0.919 → 0.906, 0.188 → 0.062, 0.688 → 0.812.
-    # cross-encoder, voyage — NOT calibrated yet (no weights / no API key offline): design defaults.
+    # Thresholds per reranker (app/turn/confidence.py). A reranker missing here is not
+    # calibrated: its top passages are re-scored by `confidence_fallback` for the band, and the
+    # band's reason says so (cross-encoder and voyage: no weights / no API key offline to fit on).
     confidence: Mapping[str, ConfidenceBands] = field(
         default_factory=lambda: MappingProxyType(
             {
                 "offline": ConfidenceBands(strong=0.70, weak=0.55),
-                "cross-encoder": ConfidenceBands(strong=0.6, weak=0.45),
-                "voyage": ConfidenceBands(strong=0.6, weak=0.45),
             }
         )
     )
+    confidence_fallback: str = "offline"  # the calibrated reranker that scores for the others
 
     # --- escalation (DESIGN 6) ---
     max_failed_turns: int = 2  # a third miss in a row means the bot is not going to get there

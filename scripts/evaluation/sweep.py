@@ -132,7 +132,11 @@ async def run(args: argparse.Namespace) -> None:
     embedder = build_embedder(settings, TUNING)
     reranker = build_reranker(settings, embedder)
     corpus = load_corpus(args.corpus)
-    cases = [c for c in load_cases(args.cases, None, args.split).cases if c.relevant]
+    cases = [
+        c
+        for c in load_cases(args.cases, None, args.split).cases
+        if c.relevant or c.answerable is not None
+    ]
     from app.services import build_services
 
     services = await build_services(settings, TUNING)
@@ -162,6 +166,7 @@ async def run(args: argparse.Namespace) -> None:
             )
             search = LocalSearch(corpus.articles, chunks, tickets, tuning=tuning)
             ranked = []
+            features = []
             for case, query in zip(cases, condensed, strict=True):
                 res = await retrieve(
                     case.message,
@@ -174,6 +179,16 @@ async def run(args: argparse.Namespace) -> None:
                     tuning=tuning,
                 )
                 ranked.append({s: res.ranked_doc_ids(s) for s in RANKED_STAGES})
+                top_doc = res.passages[0].hit.doc_id if res.passages else None
+                features.append(
+                    {
+                        "id": case.id,
+                        "answerable": case.answerable,
+                        "top_relevant": top_doc in set(case.relevant or ()),
+                        "features": dict(res.confidence_features),
+                        "band": res.confidence,
+                    }
+                )
             row = {
                 "split": args.split,
                 "cases": len(cases),
@@ -183,6 +198,9 @@ async def run(args: argparse.Namespace) -> None:
                 "metrics": score(ranked, cases),
             }
             out.write(json.dumps(row) + "\n")
+            if args.features and not knobs:
+                with args.features.open("w", encoding="utf-8") as f:
+                    f.writelines(json.dumps(r) + "\n" for r in features)
             out.flush()
             m = row["metrics"]
             print(
@@ -206,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warm-baseline", action="store_true", help="cache the naive windows")
     parser.add_argument("--quick", action="store_true", help="only the current knobs")
     parser.add_argument("--out", type=Path, default=Path("reports/sweep.jsonl"))
+    parser.add_argument("--features", type=Path, default=None, help="confidence features JSONL")
     args = parser.parse_args(argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     asyncio.run(run(args))
