@@ -62,6 +62,7 @@ class Tuning:
     # with the weights above a rank-1 ticket (0.5/61) sorts below the 40th dense chunk (1/100),
     # so without this no ticket could ever be shown (measured: ticket recall@5 0.000).
     rerank_reserved_per_ranker: int = 3
+    rerank_with_condensed: bool = False  # rerank against message + condensed question
     # Thresholds per reranker (app/turn/confidence.py). A reranker missing here is not
     # calibrated: its top passages are re-scored by `confidence_fallback` for the band, and the
     # band's reason says so (cross-encoder and voyage: no weights / no API key offline to fit on).

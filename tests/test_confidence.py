@@ -7,12 +7,12 @@ from types import MappingProxyType
 
 import pytest
 
+from app.search.answer_types import named_terms
 from app.turn.confidence import (
     Scored,
     answerability_features,
     asked_types,
     decide,
-    entity_terms,
 )
 from tuning import TUNING, AnswerabilityModel, ConfidenceBands
 
@@ -52,8 +52,8 @@ def test_asked_types(question: str, types: list[str]) -> None:
 
 
 def test_entities_skip_the_sentence_opening_word() -> None:
-    assert entity_terms("Does Zorblax support SAML in 2024?") == ["zorblax", "saml", "2024"]
-    assert entity_terms("does it work?") == []
+    assert named_terms("Does Zorblax support SAML in 2024?") == ["zorblax", "saml", "2024"]
+    assert named_terms("does it work?") == []
 
 
 def test_features_read_coverage_margin_agreement_and_type() -> None:
@@ -101,3 +101,15 @@ def test_uncalibrated_reranker_says_so() -> None:
         scored_by="voyage",
     )
     assert fallback.band == "strong" and "'voyage' is not calibrated" in fallback.reason
+
+
+def test_a_passage_naming_none_of_the_questions_names_is_never_strong() -> None:
+    question = "How much does the Zorblax premium tier cost?"
+    out = decide(
+        question,
+        scored("Premium tier\nThe premium tier costs $12 per user per month."),
+        "offline",
+        TUNED,
+    )
+    assert out.features["entities"] == 0.0
+    assert out.band == "weak" and "names none" in out.reason

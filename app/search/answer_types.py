@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import re
 
+from app.search.text import content_terms, is_code
+
 _ASKS = {
     "price": re.compile(
         r"\bhow\s+much\b|\b(?:price|prices|pricing|cost|costs|fee|fees|charge|charged)\b", re.I
     ),
-    "duration": re.compile(r"\bhow\s+long\b|\bhow\s+many\s+(?:days|hours|minutes|weeks)\b", re.I),
+    "duration": re.compile(
+        r"\bhow\s+long\b|\bhow\s+many\s+(?:days|hours|minutes|weeks)\b|\bduration\b", re.I
+    ),
     "quantity": re.compile(r"\bhow\s+many\b|\bwhat\s+(?:number|percentage|size|limit)\b", re.I),
     "date": re.compile(r"\bwhen\b|\bwhat\s+(?:year|date|day|time)\b", re.I),
     "procedure": re.compile(
@@ -25,8 +29,8 @@ _ASKS = {
 }
 _SHOWS = {
     "price": re.compile(
-        r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars?|euros?|cents?)\b|\bfree\b|\bper\s+(?:seat|"
-        r"user|month|year)\b",
+        r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars?|euros?|pounds?|cents?)\b"
+        r"|\b(?:free\s+of\s+charge|at\s+no\s+(?:extra\s+)?(?:cost|charge))\b",
         re.I,
     ),
     "duration": re.compile(
@@ -37,7 +41,8 @@ _SHOWS = {
     ),
     "quantity": re.compile(r"\d"),
     "date": re.compile(
-        r"\b(?:1[5-9]|20)\d\d\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+        r"\b(?:1[5-9]|20)\d\d\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+        r"\s+\d|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
         r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|daily|weekly|monthly)\b"
         r"|\b\d+\s*(?:am|pm)\b",
         re.I,
@@ -63,3 +68,20 @@ def asked_types(question: str) -> list[str]:
 def shows_type(kind: str, text: str) -> bool:
     """The text holds an answer of this kind (a price, a duration, a number, a date, a step)."""
     return bool(_SHOWS[kind].search(text))
+
+
+_WORDS = re.compile(r"[^\W_]+(?:[-_][^\W_]+)*")
+
+
+def named_terms(question: str) -> list[str]:
+    """Names (capitalised words not opening a sentence), numbers and identifiers, as terms."""
+    out: list[str] = []
+    opening = True  # the first word of a sentence is capitalised whatever it is
+    for match in _WORDS.finditer(question):
+        word = match.group(0)
+        named = word[:1].isupper() and not opening
+        if named or any(c.isdigit() for c in word) or is_code(word.lower()):
+            out += content_terms(word)
+        tail = question[match.end() : match.end() + 2]
+        opening = any(c in ".!?" for c in tail)
+    return list(dict.fromkeys(out))

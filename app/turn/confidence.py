@@ -11,7 +11,10 @@ model over features of the whole retrieval, fitted on labelled answerable/unansw
     coverage   share of the standalone question's content terms the best passage contains
                (identifier-like terms count double)
     entities   share of the question's names, numbers and identifiers the best passage contains
-               (1 when it has none): a passage about another product or year is not the answer
+               (1 when it has none): a passage about another product or year is not the answer.
+               At 0 (it names none of them) the band is at most `weak`, whatever the model says:
+               measured on the MT-RAG tune part, no case with such a passage reached the strong
+               region anyway, and a confident answer about something never named is a guess.
     agreement  share of the first-stage rankers (dense, BM25) that put the best passage's
                document in their own top 5
     type_match the question asks for a price, a duration, a quantity, a date or a procedure and
@@ -30,12 +33,11 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from app.search.answer_types import asked_types, shows_type
+from app.search.answer_types import asked_types, named_terms, shows_type
 from app.search.text import content_terms, is_code, term_set
 from tuning import AnswerabilityModel, ConfidenceBands, Tuning
 
@@ -44,8 +46,6 @@ Band = Literal["strong", "weak", "none"]
 log = logging.getLogger(__name__)
 
 FEATURES: tuple[str, ...] = ("top", "margin", "coverage", "entities", "agreement", "type_match")
-
-_WORDS = re.compile(r"[^\W_]+(?:[-_][^\W_]+)*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,20 +67,6 @@ class Confidence:
     features: Mapping[str, float]
 
 
-def entity_terms(question: str) -> list[str]:
-    """Names (capitalised words not opening a sentence), numbers and identifiers, as terms."""
-    out: list[str] = []
-    opening = True  # the first word of a sentence is capitalised whatever it is
-    for match in _WORDS.finditer(question):
-        word = match.group(0)
-        named = word[:1].isupper() and not opening
-        if named or any(c.isdigit() for c in word) or is_code(word.lower()):
-            out += content_terms(word)
-        tail = question[match.end() : match.end() + 2]
-        opening = any(c in ".!?" for c in tail)
-    return list(dict.fromkeys(out))
-
-
 def answerability_features(question: str, scored: Scored) -> dict[str, float]:
     scores = list(scored.rerank_scores)
     top = scores[0] if scores else 0.0
@@ -92,7 +78,7 @@ def answerability_features(question: str, scored: Scored) -> dict[str, float]:
         coverage = sum(weight[t] for t in terms if t in present) / sum(weight.values())
     else:
         coverage = 0.0
-    entities = entity_terms(question)
+    entities = named_terms(question)
     entity_cov = sum(1 for t in entities if t in present) / len(entities) if entities else 1.0
     agreement = (
         sum(1 for docs in (scored.dense_docs, scored.bm25_docs) if scored.best_doc in docs[:5])
@@ -161,6 +147,9 @@ def decide(
         return Confidence(band, None, why + note, features)
     p = answerability(features, bands.model)
     floor = bands.passage_floor
+    if p >= bands.strong and top >= floor and features["entities"] == 0.0:
+        why = f"answerability {p:.2f}, but the best passage names none of the question's names"
+        return Confidence("weak", p, why + note, features)
     if p >= bands.strong and top >= floor:
         return Confidence("strong", p, f"answerability {p:.2f} >= {bands.strong}{note}", features)
     if p >= bands.weak:

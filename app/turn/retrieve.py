@@ -176,7 +176,7 @@ async def retrieve(
     search_text = condensed or original
     base = RetrievalResult(
         query=search_text,
-        rerank_query=rerank_query(original, condensed),
+        rerank_query=rerank_query(original, condensed, tuning.rerank_with_condensed),
         filter=filt,
         reranker=reranker.name,
         truncated=cut_o or cut_c,

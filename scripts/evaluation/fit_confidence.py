@@ -4,7 +4,8 @@
         [--passage-floor 0.55] [--version NAME]
 
 FEATURES.jsonl comes from `python -m scripts.evaluation.sweep ... --split tune --features F`:
-one line per case with `features` (the retrieval's confidence features) and `answerable`.
+one line per case with `features` (the retrieval's confidence features) and `answerable`; or
+pass the sweep's --out file with `--sweep-row N` to fit on the features of its N-th configuration.
 
 The model is an L2-regularised logistic regression (Newton's method, no dependencies beyond
 numpy) of `answerable` on the features of `confidence.FEATURES`. The thresholds are chosen on
@@ -91,10 +92,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--passage-floor", type=float, default=0.55)
     parser.add_argument("--l2", type=float, default=1.0)
     parser.add_argument("--version", default="offline-1")
+    parser.add_argument("--sweep-row", type=int, default=None, help="row of a sweep --out file")
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = [
         json.loads(line) for line in args.features.read_text(encoding="utf-8").splitlines()
     ]
+    if args.sweep_row is not None:  # a sweep --out file: one configuration's features
+        rows = rows[args.sweep_row]["confidence_features"]
     rows = [r for r in rows if r.get("answerable") is not None and r.get("features")]
     x = np.array([[float(r["features"][f]) for f in FEATURES] for r in rows])
     y = np.array([1.0 if r["answerable"] else 0.0 for r in rows])

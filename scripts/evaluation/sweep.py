@@ -35,6 +35,7 @@ from app.ingest.chunker import chunk_article
 from app.ingest.pipeline import chunks_for, ticket_text
 from app.providers.embeddings import build_embedder
 from app.providers.rerank import build_reranker
+from app.providers.rerank.offline import OfflineReranker, OfflineWeights
 from app.search.local import LocalSearch
 from app.store.models import Article, Chunk, Ticket
 from app.turn.condense import condense
@@ -124,12 +125,38 @@ def knob_grid(base: Tuning, quick: bool) -> list[dict[str, Any]]:
         grid.append({"rerank_shortlist": shortlist})
     for reserved in (0, 5):
         grid.append({"rerank_reserved_per_ranker": reserved})
+    grid.append({"rerank_with_condensed": True})
+    for w in (0.5, 1.0):
+        grid.append({"offline_answer_type": w})
+    for w in (2.0, 4.0):
+        grid.append({"offline_heading_sem": w})
     return grid
+
+
+class QueryMemo:
+    """The embedder with query vectors remembered: every configuration asks the same queries."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name, self.dimensions = inner.name, inner.dimensions
+        self._queries: dict[str, list[float]] = {}
+
+    async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return list(await self.inner.embed_documents(texts))
+
+    async def embed_query(self, text: str) -> list[float]:
+        if text not in self._queries:
+            self._queries[text] = await self.inner.embed_query(text)
+        return self._queries[text]
+
+    def save(self) -> None:
+        if hasattr(self.inner, "save"):
+            self.inner.save()
 
 
 async def run(args: argparse.Namespace) -> None:
     settings = eval_settings(args.reranker)
-    embedder = build_embedder(settings, TUNING)
+    embedder = QueryMemo(build_embedder(settings, TUNING))
     reranker = build_reranker(settings, embedder)
     corpus = load_corpus(args.corpus)
     cases = [
@@ -160,7 +187,17 @@ async def run(args: argparse.Namespace) -> None:
             file=sys.stderr,
             flush=True,
         )
-        for knobs in knob_grid(TUNING, args.quick):
+        grid = json.loads(args.grid) if args.grid else knob_grid(TUNING, args.quick)
+        for knobs in grid:
+            recorded, knobs = dict(knobs), dict(knobs)
+            ranker = reranker
+            weights = {
+                k.removeprefix("offline_"): knobs.pop(k)
+                for k in list(knobs)
+                if k.startswith("offline_")
+            }
+            if weights:  # weights of the offline reranker, not tuning
+                ranker = OfflineReranker(embedder, dataclasses.replace(OfflineWeights(), **weights))
             tuning = dataclasses.replace(
                 TUNING, max_chunk_size=size, chunk_overlap=overlap, **knobs
             )
@@ -175,7 +212,7 @@ async def run(args: argparse.Namespace) -> None:
                     case.locale,
                     backend=search,
                     embedder=embedder,
-                    reranker=reranker,
+                    reranker=ranker,
                     tuning=tuning,
                 )
                 ranked.append({s: res.ranked_doc_ids(s) for s in RANKED_STAGES})
@@ -194,17 +231,18 @@ async def run(args: argparse.Namespace) -> None:
                 "cases": len(cases),
                 "chunks": f"{size}/{overlap}",
                 "n_chunks": len(chunks),
-                "knobs": knobs,
+                "knobs": recorded,
                 "metrics": score(ranked, cases),
+                "confidence_features": features,
             }
             out.write(json.dumps(row) + "\n")
-            if args.features and not knobs:
+            if args.features and not recorded:
                 with args.features.open("w", encoding="utf-8") as f:
                     f.writelines(json.dumps(r) + "\n" for r in features)
             out.flush()
             m = row["metrics"]
             print(
-                f"  {size}/{overlap} {knobs}: dense {m['dense_chunks']['recall@5']:.3f} "
+                f"  {size}/{overlap} {recorded}: dense {m['dense_chunks']['recall@5']:.3f} "
                 f"bm25 {m['bm25_articles']['recall@5']:.3f} fused {m['fused']['recall@5']:.3f} "
                 f"rerank {m['fused_rerank']['recall@5']:.3f}",
                 file=sys.stderr,
@@ -223,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reranker", default=None)
     parser.add_argument("--warm-baseline", action="store_true", help="cache the naive windows")
     parser.add_argument("--quick", action="store_true", help="only the current knobs")
+    parser.add_argument("--grid", default=None, help="JSON list of knob dicts (replaces the grid)")
     parser.add_argument("--out", type=Path, default=Path("reports/sweep.jsonl"))
     parser.add_argument("--features", type=Path, default=None, help="confidence features JSONL")
     args = parser.parse_args(argv)
