@@ -353,18 +353,26 @@ def _first_procedure(
     sentences: Sequence[_Sentence],
     passages: Sequence[PassageLike],
     score: Callable[[_Sentence], float],
+    wanted: set[str],
 ) -> _Sentence | None:
-    """For a how-to question: the best step of the highest-ranked article passage that holds a
-    numbered procedure touching the question (a step or its section heading shares a term with
-    it). The reranker read the question against whole passages; within one, words decide."""
+    """For a how-to question: the best step of the article procedure (a numbered list with a
+    step sharing a term with the question) whose headings name most of the question, the
+    higher-ranked passage on a tie."""
+    best: tuple[int, int, _Sentence] | None = None
     for p, passage in enumerate(passages):
         if passage.kind == "ticket":
             continue  # an agent's note about one case is not a procedure to follow
         steps = [s for s in sentences if s.passage == p and s.numbered]
         touching = [s for s in steps if score(s) > 0]
-        if len(steps) >= 2 and touching:
-            return max(touching, key=lambda s: (score(s), -s.index))
-    return None
+        if len(steps) < 2 or not touching:
+            continue
+        step = max(touching, key=lambda s: (score(s), -s.index))
+        # the procedure under the heading (title, breadcrumb, section) that names most of the
+        # question; the reranker's order breaks ties
+        named = len((terms(f"{passage.title} {passage.breadcrumb}") | step.heading) & wanted)
+        if best is None or named > best[0]:
+            best = (named, -p, step)
+    return best[2] if best else None
 
 
 def _render(chosen: Sequence[_Sentence]) -> str:
@@ -460,7 +468,7 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
     if score(best) <= 0:
         best = sentences[0]  # nothing overlaps: the top passage's opening is still its gist
     if steps_wanted:
-        steps = _first_procedure(sentences, passages, score)
+        steps = _first_procedure(sentences, passages, score, wanted)
         if steps is not None:
             best = steps
     procedure = _procedure(best, sentences)
