@@ -19,7 +19,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 venv: $(STAMP)
 
 run: $(STAMP)
-	OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT)
+	DEMO=1 OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT) $(ARGS)
 
 # Debian's Chromium for the browser tests: installed with apt-get when missing and run as root,
 # otherwise one line says how (scripts/ensure_chromium.sh).
@@ -30,7 +30,7 @@ test: $(STAMP) chromium
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest
 
 smoke: $(STAMP)
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -m "not slow and not browser and not atlas"
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -m "not slow and not browser and not atlas and not integration"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -45,7 +45,7 @@ seed: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.seed
 
 ingest: $(STAMP)
-	HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.ingest
+	HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.ingest $(if $(SRC),--dir "$(SRC)") $(ARGS)
 
 indexes: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.create_indexes

@@ -146,12 +146,20 @@ class Tuning:
     summarize_every_turns: int = 6  # older turns fold into the summary at this cadence
     anonymous_session_ttl_days: int = 30  # an anonymous session is a cache, not a record
     memory_budget_chars: int = 6000  # summary + facts + verbatim turns stay under this
+    # Sized in tokens (estimated at 4 characters each), not turns, so turn 200 costs what turn 20
+    # does: the summary holds about the 120 words its prompt asks for, the facts about 40 short
+    # lines' worth of identifiers and constraints (the most important kept when over).
+    memory_summary_tokens: int = 200
+    memory_facts_tokens: int = 160
 
     # --- ingestion ---
     max_chunk_size: int = 1200  # characters; 512 measured worse on MT-RAG (sweep record above)
     chunk_overlap: int = 150  # characters carried into the next chunk so no sentence is orphaned
     max_document_bytes: int = 1_000_000  # larger files are rejected, not truncated silently
     embed_batch_size: int = 32  # MiniLM on 2 CPU cores: large enough to amortise, small enough
+    # concurrent turns' queries wait this long to share one forward pass (1 client: +2 ms)
+    query_batch_window_ms: float = 2.0
+    embed_threads: int = 0  # torch threads; 0 = every core but one (the event loop needs one)
 
     # --- entitlement (DESIGN 5.2) ---
     audience_ladder: Mapping[str, tuple[str, ...]] = field(
@@ -167,9 +175,28 @@ class Tuning:
     # --- abuse controls ---
     rate_limit_session_per_minute: int = 20  # a fast human types ~6 messages a minute
     rate_limit_address_per_minute: int = 60  # several people behind one NAT
-    max_message_chars: int = 4000  # longer is a paste of logs; we truncate retrieval input
+    max_message_chars: int = 4000  # longer is a paste of logs: refused (413) with what to do
     max_body_bytes: int = 64_000  # request bodies beyond this are 413
     daily_spend_cap_usd: float = 20.0  # past this, turns fall back to the offline provider
+
+    # --- provider budgets (seconds; see app/providers/budget.py) ---
+    # A customer waits for the whole turn, so every stage gets a slice of one turn budget and a
+    # slow provider costs its own stage only: it times out, the stage falls back (offline
+    # condenser, lexical-only retrieval, offline answer) and the turn still answers in time.
+    turn_budget_seconds: float = 30.0  # past this a chat widget looks broken; hard stop
+    condense_budget_seconds: float = 6.0  # one small JSON call (~200 output tokens)
+    retrieve_budget_seconds: float = 6.0  # query embedding + three rankers + rerank
+    embed_budget_seconds: float = 2.0  # of retrieve: a query embeds in ~0.1-0.3 s when healthy
+    rerank_budget_seconds: float = 3.0  # of retrieve: 20 passages through a rerank API ≈ 0.5 s
+    generation_round_budget_seconds: float = 15.0  # each model call of the answer's tool loop
+    summary_budget_seconds: float = 30.0  # off the request path, but never an unbounded call
+    provider_max_retries: int = 1  # one retry rides out a blip; more spends the customer's wait
+    provider_retry_base_seconds: float = 0.5  # backoff when the server sends no retry-after
+    provider_min_attempt_seconds: float = 1.0  # less left than this: fall back, don't call
+    provider_call_timeout_seconds: float = 30.0  # one HTTP attempt, even outside a turn
+    # Caching alert: after this many cache-eligible calls today with zero cache reads, the admin
+    # metrics say caching is not working (a prefix that changes per call, or under the minimum).
+    cache_read_alert_calls: int = 20
 
 
 TUNING = Tuning()

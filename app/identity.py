@@ -8,7 +8,8 @@ An unsigned, forged or expired identity is rejected: there is no fall-back to th
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import jwt
@@ -27,25 +28,100 @@ class Principal:
     session_id: str
     customer_id: str | None
     anonymous_id: str | None
+    locale: str | None = None  # an anonymous visitor's language, chosen when the session began
 
     @property
     def anonymous(self) -> bool:
         return self.customer_id is None
 
 
-def verify_identity(token: str, secret: str, now: datetime | None = None) -> str:
-    """The customer id from a host-signed identity JWT; raises Unauthenticated otherwise."""
+@dataclass(frozen=True)
+class IdentityClaims:
+    """What a verified host identity token says about its customer (optional fields None)."""
+
+    sub: str
+    name: str | None = None
+    email: str | None = None
+    plan: str | None = None
+    locale: str | None = None
+
+
+@dataclass(frozen=True)
+class IdentityKeys:
+    """How host tokens are checked: the default secret, extra secrets by `kid` (rotation),
+    and the `iss` / `aud` a token must carry when configured (ignored when not)."""
+
+    secret: str
+    by_kid: Mapping[str, str] = field(default_factory=dict)
+    issuer: str | None = None
+    audience: str | None = None
+
+
+def _secret_for(token: str, keys: IdentityKeys) -> str:
+    try:
+        kid = jwt.get_unverified_header(token).get("kid")
+    except jwt.InvalidTokenError as exc:
+        raise Unauthenticated(f"identity token is invalid: {exc}") from exc
+    if kid is None:
+        return keys.secret
+    if not isinstance(kid, str) or kid not in keys.by_kid:
+        raise Unauthenticated("identity token names an unknown signing key (kid)")
+    return keys.by_kid[kid]
+
+
+def _subject(value: object) -> str:
+    """`sub` as a string: host ids are often numbers; booleans, floats and blanks are not ids."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise Unauthenticated("identity token's sub must be a string or an integer customer id")
+    sub = str(value).strip()
+    if not sub or len(sub) > 200:
+        raise Unauthenticated("identity token's sub must be 1-200 characters")
+    return sub
+
+
+def _text(claims: dict[str, object], key: str, limit: int) -> str | None:
+    value = claims.get(key)
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return value.strip()[:limit]
+
+
+def verify_identity_claims(
+    token: str, keys: IdentityKeys, now: datetime | None = None
+) -> IdentityClaims:
+    """The claims of a host-signed identity JWT; raises Unauthenticated otherwise.
+
+    Required: `sub` (string or integer), `exp`. Honoured: `iat` (lifetime ≤ 24 h), `kid`,
+    `iss` and `aud` (checked when IDENTITY_ISSUER / IDENTITY_AUDIENCE are set). Optional
+    profile claims: `name`, `email`, `plan`, `locale` (used to create or update the customer).
+    """
+    secret = _secret_for(token, keys)
+    require = ["sub", "exp"] + (["iss"] if keys.issuer else []) + (["aud"] if keys.audience else [])
     try:
         claims = jwt.decode(
-            token, secret, algorithms=[_ALG], options={"require": ["sub", "exp"]}, leeway=30
+            token,
+            secret,
+            algorithms=[_ALG],
+            options={
+                "require": require,
+                "verify_aud": keys.audience is not None,
+                "verify_sub": False,  # checked by _subject: integer ids are ids too
+            },
+            audience=keys.audience,
+            issuer=keys.issuer,
+            leeway=30,
         )
     except jwt.ExpiredSignatureError as exc:
         raise Unauthenticated("identity token has expired") from exc
+    except jwt.InvalidAudienceError as exc:
+        expected = f"expected aud {keys.audience!r}"
+        raise Unauthenticated(f"identity token is for another audience ({expected})") from exc
+    except jwt.InvalidIssuerError as exc:
+        expected = f"expected iss {keys.issuer!r}"
+        raise Unauthenticated(f"identity token has the wrong issuer ({expected})") from exc
     except jwt.InvalidTokenError as exc:
         raise Unauthenticated(f"identity token is invalid: {exc}") from exc
-    sub = claims.get("sub")
-    if not isinstance(sub, str) or not sub:
-        raise Unauthenticated("identity token has no subject")
+    sub = _subject(claims.get("sub"))
     iat = claims.get("iat")
     if isinstance(iat, int | float):
         lifetime = datetime.fromtimestamp(float(claims["exp"]), UTC) - datetime.fromtimestamp(
@@ -53,7 +129,19 @@ def verify_identity(token: str, secret: str, now: datetime | None = None) -> str
         )
         if lifetime > IDENTITY_MAX_LIFETIME:
             raise Unauthenticated("identity token lifetime is too long (max 24h)")
-    return sub
+    email = _text(claims, "email", 320)
+    return IdentityClaims(
+        sub=sub,
+        name=_text(claims, "name", 200),
+        email=email if email and "@" in email else None,
+        plan=_text(claims, "plan", 40),
+        locale=_text(claims, "locale", 35),
+    )
+
+
+def verify_identity(token: str, secret: str, now: datetime | None = None) -> str:
+    """The customer id from a host-signed identity JWT; raises Unauthenticated otherwise."""
+    return verify_identity_claims(token, IdentityKeys(secret=secret), now).sub
 
 
 def mint_identity(customer_id: str, secret: str, minutes: int = 60) -> str:
@@ -63,7 +151,9 @@ def mint_identity(customer_id: str, secret: str, minutes: int = 60) -> str:
     return jwt.encode(claims, secret, algorithm=_ALG)
 
 
-def mint_session(customer_id: str | None, secret: str) -> tuple[str, datetime]:
+def mint_session(
+    customer_id: str | None, secret: str, locale: str | None = None
+) -> tuple[str, datetime]:
     now = datetime.now(UTC)
     exp = now + timedelta(hours=SESSION_HOURS)
     claims: dict[str, object] = {"sid": secrets.token_hex(12), "iat": now, "exp": exp}
@@ -71,6 +161,8 @@ def mint_session(customer_id: str | None, secret: str) -> tuple[str, datetime]:
         claims["cid"] = customer_id
     else:
         claims["aid"] = secrets.token_hex(16)
+        if locale:
+            claims["loc"] = locale
     return jwt.encode(claims, secret, algorithm=_ALG), exp
 
 
@@ -88,6 +180,7 @@ def verify_session(token: str, secret: str) -> Principal:
         session_id=str(claims["sid"]),
         customer_id=cid if isinstance(cid, str) and cid else None,
         anonymous_id=None if cid else str(aid),
+        locale=str(claims["loc"]) if not cid and isinstance(claims.get("loc"), str) else None,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -9,12 +10,15 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
-from app.api import admin, conversations, demo, health, web
+from app.api import admin, conversations, demo, docs, health, web
 from app.api.middleware import BodySizeLimit, install_error_handlers
 from app.logs import configure_logging
 from app.services import Services, build_services, start_background
 from app.settings import Settings
+from app.store import Store, StoreInUse, open_store
 from tuning import TUNING, Tuning
+
+STARTUP_FAILURE = 3  # uvicorn's exit code for "failed before serving": its supervisor stops too
 
 
 def create_app(
@@ -25,11 +29,12 @@ def create_app(
     """Build the app. Tests may pass prepared `services`; otherwise they are built at start-up."""
     settings = settings or (services.settings if services else Settings())
     configure_logging(settings.log_level)
+    store = None if services else _claim_store(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = services is None
-        svc = services or await build_services(settings, tuning)
+        svc = services or await build_services(settings, tuning, store=store)
         app.state.services = svc
         if owned:
             start_background(svc)
@@ -44,6 +49,8 @@ def create_app(
         version="0.1.0",
         summary="Conversational customer support on MongoDB.",
         lifespan=lifespan,
+        docs_url=None,  # served by app.api.docs from local assets, not a CDN
+        redoc_url=None,
     )
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=tuning.max_body_bytes)
@@ -60,5 +67,16 @@ def create_app(
     app.include_router(admin.router)
     app.include_router(demo.router)
     app.include_router(web.router)
+    app.include_router(docs.router)
     app.mount("/static", StaticFiles(directory=web.WEB, check_dir=False), name="static")
     return app
+
+
+def _claim_store(settings: Settings) -> Store:
+    """Open the store while the process starts, so a second process (or uvicorn worker) on the
+    same embedded store refuses to start with one line instead of serving half the data."""
+    try:
+        return open_store(settings)
+    except StoreInUse as exc:
+        print(f"concierge: refusing to start: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(STARTUP_FAILURE) from None

@@ -7,12 +7,15 @@ import contextlib
 import logging
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from app.providers.chat import build_chat_model, build_fallback_chat_model
 from app.providers.chat.base import ChatModel
 from app.providers.embeddings import build_embedder
 from app.providers.embeddings.base import Embedder
+from app.providers.errors import ProviderError
+from app.providers.health import ProviderHealth
 from app.providers.rerank import build_reranker
 from app.providers.rerank.base import Reranker
 from app.settings import Settings
@@ -42,13 +45,36 @@ class Services:
     _background: set[asyncio.Task[Any]] = field(default_factory=set)
 
     async def readiness(self) -> dict[str, Any]:
-        """What /readyz reports: the store answers and the corpus is searchable."""
+        """What /readyz reports: the store answers and the corpus is searchable; and each
+        provider's state, so a revoked key or unknown model is visible, not just silently
+        answered offline. A provider configuration error marks the worker `degraded` but not
+        unready: every worker shares the configuration, and offline answers beat none."""
         store_ok = await self.store.ping()
-        checks: dict[str, Any] = {"store": store_ok, "corpus": self.corpus_ready}
+        checks: dict[str, Any] = {
+            "store": store_ok,
+            "corpus": self.corpus_ready,
+            "storage": self.store.describe(),
+        }
         if self.startup_error:
             checks["error"] = self.startup_error
+        providers = self.provider_status()
+        checks["providers"] = providers
+        checks["degraded"] = sorted(k for k, v in providers.items() if not v["ok"])
         checks["ready"] = bool(store_ok and self.corpus_ready)
         return checks
+
+    def provider_status(self) -> dict[str, dict[str, Any]]:
+        """Each network provider's health (configuration errors, failures by kind)."""
+        out: dict[str, dict[str, Any]] = {}
+        for role, provider in (
+            ("chat", self.chat_model),
+            ("embeddings", self.embedder),
+            ("rerank", self.reranker),
+        ):
+            health = _health_of(provider)
+            if health is not None:
+                out[role] = health.view()
+        return out
 
     def spawn(self, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
         """Run work that must finish even if the request that started it goes away."""
@@ -65,7 +91,47 @@ class Services:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        for provider in (self.chat_model, self.embedder, self.reranker):  # pooled HTTP clients
+            close = _unwrapped_attr(provider, "aclose")
+            if callable(close):
+                with contextlib.suppress(Exception):
+                    await close()
         await self.store.close()
+
+
+def _unwrapped_attr(provider: object, name: str) -> Any:
+    """`name` on a provider or on the provider it wraps (cache and memo layers: `.inner`)."""
+    for _ in range(5):
+        if provider is None:
+            return None
+        if name in getattr(provider, "__dict__", {}) or hasattr(type(provider), name):
+            return getattr(provider, name)
+        provider = getattr(provider, "inner", None)
+    return None
+
+
+def _health_of(provider: object) -> ProviderHealth | None:
+    health = _unwrapped_attr(provider, "health")
+    return health if isinstance(health, ProviderHealth) else None
+
+
+async def probe_providers(services: Services) -> None:
+    """At start: measure the generation prompt's cacheable prefix with the token-counting
+    endpoint (free), which also proves the key and model name work; the result is in /readyz."""
+    measure = getattr(services.chat_model, "measure_prefix", None)
+    health = _health_of(services.chat_model)
+    if not callable(measure) or health is None:
+        return
+    from app.turn.prompt import SYSTEM_PROMPT
+    from app.turn.tools import TOOL_SPECS
+
+    try:
+        anonymous = await measure(SYSTEM_PROMPT, ())
+        signed_in = await measure(SYSTEM_PROMPT, TOOL_SPECS)
+    except ProviderError as exc:  # recorded in the adapter's health (config errors included)
+        log.warning("provider probe failed: %s", exc)
+        return
+    health.facts["prefixTokens"] = {"anonymous": anonymous, "signedIn": signed_in}
 
 
 async def build_services(
@@ -77,15 +143,17 @@ async def build_services(
 ) -> Services:
     store = store or open_store(settings)
     await ensure_regular_indexes(store.db)
+    if store.describe()["mode"] == "embedded-file":  # one owning process: safe to repair
+        await store.conversations.reclaim_unused_seqs()
     embedder = embedder or build_embedder(settings, tuning)
     return Services(
         settings=settings,
         tuning=tuning,
         store=store,
         embedder=embedder,
-        reranker=build_reranker(settings, embedder),
+        reranker=build_reranker(settings, embedder, tuning),
         router=Router(embedder),
-        chat_model=build_chat_model(settings),
+        chat_model=build_chat_model(settings, tuning),
         fallback_model=build_fallback_chat_model(),
     )
 
@@ -96,7 +164,9 @@ async def prepare_corpus(services: Services) -> None:
 
     try:
         s = services.settings
-        if services.store.embedded and s.seed_on_start:
+        if services.store.embedded and s.seed_on_start and s.articles_dir is not None:
+            await _ingest_articles_dir(services, s.articles_dir)
+        elif services.store.embedded and s.seed_on_start:
             report = await seed_store(services.store, services.embedder, s.seed_dir)
             log.info("seed complete", extra={"report": report.summary()})
         await services.router.warm()
@@ -106,11 +176,41 @@ async def prepare_corpus(services: Services) -> None:
         services.search = await build_search(services)
         articles = await services.store.articles.count({"status": "published"})
         services.corpus_ready = articles > 0
-        if not services.corpus_ready:
+        if not services.corpus_ready and services.startup_error is None:
             services.startup_error = "no published articles: run `make seed` / `make ingest`"
     except Exception as exc:  # the service stays up and says why it is not ready
         log.exception("corpus preparation failed")
         services.startup_error = f"corpus preparation failed: {exc}"
+
+
+async def _ingest_articles_dir(services: Services, folder: Path) -> None:
+    """ARTICLES_DIR: that folder's docs are the whole corpus (no customers, orders or tickets)."""
+    from app.ingest.pipeline import ingest_corpus
+
+    def progress(done: int, total: int) -> None:
+        log.info("ingest progress", extra={"folder": str(folder), "done": done, "total": total})
+
+    report = await ingest_corpus(
+        services.store,
+        services.embedder,
+        folder,
+        services.tuning,
+        prune=True,  # the folder is the whole corpus: a file deleted since last run goes too
+        default_audience=services.settings.audience_default,
+        progress=progress,
+    )
+    log.info("articles ingested", extra={"folder": str(folder), "report": report.counts()})
+    for problem in report.bad:
+        log.warning("article rejected", extra={"path": problem.path, "reason": problem.reason})
+    for note in report.warnings:
+        log.info("article warning", extra={"path": note.path, "reason": note.reason})
+    if not report.ingested and not report.unchanged:
+        first = f" (first: {report.bad[0].path}: {report.bad[0].reason})" if report.bad else ""
+        services.startup_error = (
+            f"no articles loaded from ARTICLES_DIR={folder}: {len(report.bad)} files rejected"
+            f"{first}; `make ingest SRC={folder} ARGS='--check --default-audience all'` lists "
+            "every problem"
+        )
 
 
 async def build_search(services: Services) -> Any:
@@ -122,17 +222,18 @@ async def build_search(services: Services) -> Any:
 
 async def ttl_sweeper(services: Services) -> None:
     """Embedded mode only: the in-process store has no TTL monitor, so sweep on a timer."""
-    while True:
-        await asyncio.sleep(services.settings.ttl_sweep_seconds)
+    while True:  # first sweep at start: a durable store may hold documents that expired offline
         try:
             removed = await services.store.db.sweep_expired()
             if removed:
                 log.info("ttl sweep", extra={"removed": removed})
         except Exception:
             log.exception("ttl sweep failed")
+        await asyncio.sleep(services.settings.ttl_sweep_seconds)
 
 
 def start_background(services: Services) -> None:
     services._tasks.append(asyncio.create_task(prepare_corpus(services)))
+    services._tasks.append(asyncio.create_task(probe_providers(services)))
     if services.store.embedded:
         services._tasks.append(asyncio.create_task(ttl_sweeper(services)))

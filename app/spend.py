@@ -5,9 +5,9 @@ Every worker reads and adds to the same counters in MongoDB (`app.store.limits.S
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
+from app.providers import budget
 from app.providers.chat.base import ChatMessage, ChatModel, Usage
 from app.settings import Settings
 from app.store import Store
@@ -29,7 +29,15 @@ def usage_cost_usd(usage: Usage, settings: Settings) -> float:
 
 
 async def add_usage(store: Store, settings: Settings, usage: Usage) -> None:
-    await store.spend.add(usage_cost_usd(usage, settings), usage.input, usage.output)
+    await store.spend.add(
+        usage_cost_usd(usage, settings),
+        usage.input,
+        usage.output,
+        cache_read=usage.cache_read,
+        cache_write=usage.cache_write,
+        calls=usage.calls,
+        cache_eligible_calls=usage.cache_eligible_calls,
+    )
 
 
 async def record_spend(store: Store, settings: Settings, answer: Any) -> None:
@@ -60,24 +68,51 @@ async def spend_status(store: Store, tuning: Tuning) -> dict[str, Any]:
         "capUsd": cap,
         "capReached": usd >= cap,
         "fallbackTurnsToday": await store.spend.fallbacks_today(),
+        "cache": cache_status(await store.spend.counters_today(), tuning),
+    }
+
+
+def cache_status(counters: dict[str, int], tuning: Tuning) -> dict[str, Any]:
+    """Today's prompt-cache counters, and an alert when caching is claimed but never read.
+
+    `eligibleCalls` counts calls whose cached prefix reached the model's minimum (the only ones
+    given a breakpoint). Reads staying at 0 after `tuning.cache_read_alert_calls` such calls
+    means the prefix changes between calls, or the minimum is higher than the table says."""
+    calls = counters.get("calls", 0)
+    eligible = counters.get("cacheEligibleCalls", 0)
+    read = counters.get("cacheReadTokens", 0)
+    alert: str | None = None
+    if eligible >= tuning.cache_read_alert_calls and read == 0:
+        alert = (
+            f"prompt caching is not working: {eligible} cache-eligible calls today, 0 tokens read "
+            "from the cache"
+        )
+    return {
+        "calls": calls,
+        "eligibleCalls": eligible,
+        "creationInputTokens": counters.get("cacheWriteTokens", 0),
+        "readInputTokens": read,
+        "alert": alert,
     }
 
 
 class MeteredJsonModel:
     """A chat model as the condenser calls it (`complete_json(system, [dict], schema) -> dict`),
-    with a timeout, and its tokens added to today's spend."""
+    under the condense stage's budget, and its tokens added to today's spend."""
 
-    def __init__(self, model: ChatModel, store: Store, settings: Settings) -> None:
+    def __init__(
+        self, model: ChatModel, store: Store, settings: Settings, timeout_seconds: float
+    ) -> None:
         self._model = model
         self._store = store
         self._settings = settings
+        self._timeout = timeout_seconds
         self.name = model.name
 
     async def complete_json(
         self, system: str, messages: list[dict[str, str]], schema: dict[str, Any]
     ) -> dict[str, Any]:
         msgs = [ChatMessage(m["role"], m["content"]) for m in messages]  # type: ignore[arg-type]
-        timeout = self._settings.anthropic_timeout_seconds
-        reply = await asyncio.wait_for(self._model.complete_json(system, msgs, schema), timeout)
+        reply = await budget.within(self._model.complete_json(system, msgs, schema), self._timeout)
         await add_usage(self._store, self._settings, reply.usage)
         return dict(reply.data)

@@ -57,6 +57,7 @@ FULL = {
     "clients": ((1, 64), (8, 16), (32, 8)),
     "repeats": 3,
     "sections": (1, 2, 3, 4, 5),
+    "write_turns": (5, 200),
 }
 QUICK = {
     "sizes": (1_000, 10_000),
@@ -64,6 +65,7 @@ QUICK = {
     "clients": ((1, 8), (8, 2), (32, 1)),
     "repeats": 1,
     "sections": (1, 3, 4),
+    "write_turns": (5, 50),  # same turn kind (the cycle is 15)
 }
 TITLES = {
     1: "retrieval_scale",
@@ -107,6 +109,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error("--queries needs one count, or one per --sizes entry")
     args.clients = args.clients or preset["clients"]
     args.repeats = args.repeats if args.repeats is not None else preset["repeats"]
+    args.write_turns = preset["write_turns"]
     bad = [s for s in args.sections if s not in TITLES]
     if bad:
         p.error(f"unknown sections {bad}; choose from 1-5")
@@ -139,7 +142,7 @@ def _section(args: argparse.Namespace, number: int) -> tuple[Any, Callable[[Any]
     if number == 3:
         return prompt_size.run(), prompt_size.render
     if number == 4:
-        return write_bytes.run(), write_bytes.render
+        return write_bytes.run(args.write_turns), write_bytes.render
     return baseline.run(repeats=args.repeats, limit=args.limit), baseline.render
 
 
@@ -185,7 +188,51 @@ async def run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
         )
     meta["wall_s"] = round(time.perf_counter() - started, 1)
     meta["load_avg_end"] = _load()
+    report["summary"] = summary_figures(report["sections"])
     return report
+
+
+def _dig(data: Any, *path: str) -> float | None:
+    for key in path:
+        if not isinstance(data, dict) or key not in data:
+            return None
+        data = data[key]
+    return float(data) if isinstance(data, int | float) and math.isfinite(data) else None
+
+
+def summary_figures(sections: dict[str, Any]) -> dict[str, float | None]:
+    """The goal figures of this run (None for a section that did not run)."""
+    writes = sections.get("write_bytes", {}).get("ratios", {})
+    bytes_ratio = next((v for k, v in writes.items() if k.startswith("ours_bytes_")), None)
+    growth = sections.get("retrieval_scale", {}).get("growth", {})
+    last_growth = list(growth)[-1] if growth else None
+    http = sections.get("http_load", {})
+    return {
+        "bytes_ratio": bytes_ratio,
+        "prompt_ratio": next(
+            (
+                v
+                for k, v in sections.get("prompt_size", {}).get("ratios", {}).items()
+                if k.startswith("ours_") and "/" in k
+            ),
+            None,
+        ),
+        "retrieval_growth": _dig(growth, last_growth, "retrieve", "p50") if last_growth else None,
+        "clients8_speedup": _dig(http, "ratios_vs_first", "8", "req_per_s"),
+        "p95_32_ms": _dig(http, "levels", "32", "latency", "p95_ms"),
+        "first_event_p95_ms": _dig(http, "streamed", "first_event", "p95_ms"),
+    }
+
+
+def summary_line(figures: dict[str, float | None]) -> str:
+    """`bench: bytes_ratio=… prompt_ratio=… …` — one line for scripts and CI to read."""
+
+    def show(value: float | None) -> str:
+        if value is None:
+            return "na"
+        return f"{value:.2f}" if abs(value) < 100 else f"{value:.0f}"
+
+    return "bench: " + " ".join(f"{k}={show(v)}" for k, v in figures.items())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -197,6 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(_clean(report), indent=2, ensure_ascii=False) + "\n")
     print(f"\nTotal {report['meta']['wall_s']}s. Report written to {args.out}")
+    print(summary_line(report["summary"]))
     return 0
 
 

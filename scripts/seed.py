@@ -1,8 +1,8 @@
 """`make seed`: load the demo corpus (customers, subscriptions, orders, tickets, articles).
 
-With MONGODB_URI set, seeds that database (idempotent upserts). Without it, seeds a fresh
-embedded store (which lives only in this process) and prints what it loaded; `make run` does the
-same thing at start-up.
+With MONGODB_URI set, seeds that database (idempotent upserts). Without it, seeds the embedded
+store in DATA_DIR (refused while `make run` owns it; `make run` seeds at start-up anyway) and
+prints what it loaded.
 """
 
 from __future__ import annotations
@@ -23,7 +23,11 @@ async def main() -> None:
     try:
         await ensure_regular_indexes(store.db)
         embedder = build_embedder(settings)
-        where = "embedded store (in this process only)" if store.embedded else settings.mongodb_db
+        where = (
+            store.describe().get("dataDir", "embedded store")
+            if store.embedded
+            else settings.mongodb_db
+        )
         for attempt in (1, 2):
             t0 = time.perf_counter()
             report = await seed_store(store, embedder, settings.seed_dir)

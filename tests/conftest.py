@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -16,6 +17,10 @@ from app.store import Store, open_store
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# Tests get a fresh in-memory store each; a test that wants the durable file store asks for it
+# with its own directory. DATA_DIR points into a temp dir so nothing ever touches ./data.
+os.environ.setdefault("EMBEDDED_STORE", "memory")
+os.environ.setdefault("DATA_DIR", tempfile.mkdtemp(prefix="concierge-test-data-"))
 
 _real_connect = socket.socket.connect
 _ATLAS_URI = os.environ.get("MONGODB_URI")
@@ -63,17 +68,43 @@ async def store(settings: Settings) -> AsyncIterator[Store]:
 
 def _backends() -> list[Any]:
     params: list[Any] = [pytest.param("embedded", id="embedded")]
+    params.append(pytest.param("embedded-file", id="embedded-file"))
     params.append(pytest.param("atlas", id="atlas", marks=pytest.mark.atlas))
     return params
 
 
+async def _snapshot(store: Store) -> dict[str, list[dict[str, Any]]]:
+    """Every document by collection (indexes are not stored: they are created at each start)."""
+    db = store.db
+    snap = {
+        name: await db[name].find({}).sort("_id", 1).to_list()
+        for name in sorted(await db.list_collection_names())
+    }
+    return {name: docs for name, docs in snap.items() if docs}
+
+
 @pytest.fixture(params=_backends())
-async def any_store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
-    """The contract suite's store: embedded always, a real cluster when MONGODB_URI is set."""
+async def any_store(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncIterator[Store]:
+    """The contract suite's store: embedded in memory and durable (every test then also checks
+    that reopening the file gives back exactly what was in memory), and a real cluster when
+    MONGODB_URI is set."""
     if request.param == "embedded":
         s = open_store(Settings(mongodb_uri=None, _env_file=None))  # type: ignore[call-arg]
         yield s
         await s.close()
+        return
+    if request.param == "embedded-file":
+        settings = Settings(  # type: ignore[call-arg]
+            mongodb_uri=None, embedded_store="file", data_dir=tmp_path, _env_file=None
+        )
+        s = open_store(settings)
+        yield s
+        before = await _snapshot(s)
+        await s.close()
+        reopened = open_store(settings)
+        after = await _snapshot(reopened)
+        await reopened.close()
+        assert after == before, "the durable store did not reload what it held"
         return
     name = f"concierge_test_{uuid.uuid4().hex[:8]}"
     s = open_store(Settings(mongodb_uri=_ATLAS_URI, mongodb_db=name, _env_file=None))  # type: ignore[call-arg]

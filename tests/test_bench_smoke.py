@@ -14,6 +14,8 @@ import pytest
 
 from scripts import bench
 
+pytestmark = pytest.mark.slow  # runs the benchmark sections (model-free, but seconds each)
+
 
 def _positive(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
@@ -70,17 +72,43 @@ def test_prompt_size_compares_both_layouts_at_both_turns(report: dict[str, Any])
         assert _positive(section["ratios"][name])
 
 
-def test_write_bytes_reports_wire_and_rewritten_bytes(report: dict[str, Any]) -> None:
+def test_write_bytes_measures_real_turns_beside_the_array_model(report: dict[str, Any]) -> None:
     section = report["sections"]["write_bytes"]
-    for turn in ("turn_5", "turn_200"):
-        for layout in ("ours", "array"):
-            totals = section[turn][layout]
-            assert _positive(totals["wire_bytes"]) and _positive(totals["stored_bytes"])
-            assert totals["operations"] == len(totals["detail"]) > 0
+    assert section["unanswered_turns"] == 0, "every measured turn must be answered"
+    for turn in ("turn_5", "turn_50"):
+        measured = section["measured"][turn]
+        assert _positive(measured["bytes"]) and _positive(measured["documents"])
+        assert measured["by_collection"]["messages"] > 0  # the two messages of the turn
+        assert _positive(measured["conversation_doc_bytes"])
+        array = section["array_model"][turn]
+        assert _positive(array["wire_bytes"]) and _positive(array["stored_bytes"])
+        assert array["operations"] == len(array["detail"]) > 0
+    # the conversation document does not grow with the conversation
+    assert (
+        section["measured"]["turn_50"]["conversation_doc_bytes"]
+        == section["measured"]["turn_5"]["conversation_doc_bytes"]
+    )
     assert _positive(section["array_document_growth_bytes_per_turn"])
-    assert _positive(section["array_turns_until_16MiB_extrapolated"])
     for value in section["ratios"].values():
         assert _positive(value)
+
+
+def test_report_ends_with_the_goal_figures(report: dict[str, Any]) -> None:
+    figures = report["summary"]
+    assert list(figures) == [
+        "bytes_ratio",
+        "prompt_ratio",
+        "retrieval_growth",
+        "clients8_speedup",
+        "p95_32_ms",
+        "first_event_p95_ms",
+    ]
+    for name in ("bytes_ratio", "prompt_ratio", "retrieval_growth"):
+        assert _positive(figures[name])
+    assert figures["clients8_speedup"] is None  # section 2 did not run
+    line = bench.summary_line(figures)
+    assert line.startswith("bench: bytes_ratio=") and "clients8_speedup=na" in line
+    assert len(line.splitlines()) == 1
 
 
 def test_cli_rejects_unknown_sections() -> None:

@@ -11,6 +11,8 @@ import browser_helpers as bh
 import pytest
 from browser_helpers import WIDGET, ask_in_widget, js_errors, open_widget, shot, widget_state
 
+from app.store.models import Feedback
+
 pytestmark = pytest.mark.browser
 
 live = bh.live
@@ -19,7 +21,8 @@ page = bh.page_fixture
 
 RECORD_EVENTS = """
 window.__events = [];
-for (const name of ['concierge:meta', 'concierge:turn', 'concierge:escalated', 'concierge:error']) {
+for (const name of ['concierge:inspect:meta', 'concierge:inspect:turn', 'concierge:turn',
+                    'concierge:escalated', 'concierge:error']) {
   document.addEventListener(name, (e) => window.__events.push({ name, detail: e.detail }));
 }
 """
@@ -55,10 +58,13 @@ def test_streams_an_answer_with_a_working_citation_link(live: bh.LiveApp, page: 
     assert posts[-1].request.headers.get("accept") == "text/event-stream"
     assert posts[-1].headers["content-type"].startswith("text/event-stream")
     names = [e["name"] for e in page.evaluate("() => window.__events")]
-    assert names.index("concierge:meta") < names.index("concierge:turn")
-    turn = next(
-        e["detail"] for e in page.evaluate("() => window.__events") if e["name"] == "concierge:turn"
-    )
+    assert names.index("concierge:inspect:meta") < names.index("concierge:inspect:turn")
+    events = page.evaluate("() => window.__events")
+    turn = next(e["detail"] for e in events if e["name"] == "concierge:inspect:turn")
+    public = next(e["detail"] for e in events if e["name"] == "concierge:turn")
+    # The public event names the turn; the trace (sentiment, passages) is for inspection only.
+    assert set(public) == {"conversationId", "messageId", "escalated", "caseRef"}
+    assert public["messageId"] == turn["message"]["id"]
     assert turn["meta"]["intent"] and turn["message"]["role"] == "assistant"
     shown = " ".join(answer.locator(".bubble").inner_text().split())
     assert shown == " ".join(turn["message"]["content"].split())
@@ -102,7 +108,8 @@ def test_thumbs_down_and_did_this_solve_it_are_stored(live: bh.LiveApp, page: An
     page.locator(f"{WIDGET} .resolved", has_text="Sorry it didn").wait_for()
     shot(page, "widget-feedback")
 
-    stored = live.run(live.store.feedback.for_conversation(conversation_id))
+    docs = live.store.db["feedback"].find({"conversationId": conversation_id}).to_list()
+    stored = [Feedback.from_doc(d) for d in live.run(docs)]
     thumbs = [f for f in stored if f.message_id == message_id]
     assert [(f.helpful, f.comment) for f in thumbs] == [
         (False, "It did not say how long the link is valid")

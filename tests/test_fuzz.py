@@ -22,6 +22,8 @@ from schemathesis.specs.openapi.checks import (
 from tests.apihelp import ADMIN, Api, running_app
 from tuning import TUNING
 
+pytestmark = pytest.mark.integration
+
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "8"))
 _state: dict[str, Any] = {}
 

@@ -146,3 +146,17 @@ def test_body_with_only_headings_gives_no_chunks() -> None:
 def test_rejects_nonsense_sizes() -> None:
     with pytest.raises(ValueError):
         chunk_article("T", "text", max_chars=0, overlap=0)
+
+
+def test_overlap_never_leaves_half_a_bold_span() -> None:
+    faq = "\n".join(
+        f"**Question {i}: what happens to my remote vault and my site when I ask for a refund?**"
+        f"\nThe answer {i} is long enough to matter here."
+        for i in range(8)
+    )
+    chunks = chunk_article("FAQ", "## FAQ\n\n" + faq, 250, 60)
+    assert len(chunks) > 2
+    bodies = [c.text.split("\n\n", 1)[1] for c in chunks[1:]]
+    assert all(b.count("**") % 2 == 0 for b in bodies), bodies
+    # at least one continuation carried over the tail of a bold question, reopened
+    assert any(b.startswith("**") and not b.startswith("**Question") for b in bodies), bodies

@@ -48,7 +48,8 @@ def test_markdown_front_matter_becomes_an_article() -> None:
 
 def test_defaults_for_optional_fields() -> None:
     a = _load(GOOD / "display-brightness.md")
-    assert (a.status, a.locale, a.summary) == ("published", "en", "")
+    assert (a.status, a.locale) == ("published", "en")
+    assert a.summary == "Displays dim automatically at night."  # no summary: first paragraph
     assert a.updated_at == datetime(2026, 2, 10, tzinfo=UTC)
 
 
@@ -93,8 +94,7 @@ def test_html_loader_strips_site_chrome_and_keeps_the_table() -> None:
         ("missing-audience.md", "missing audience"),
         ("unknown-status.md", "unknown status 'archived'"),
         ("empty-body.md", "empty body"),
-        ("missing-title.md", "missing title"),
-        ("no-front-matter.md", "missing front matter"),
+        ("no-front-matter.md", "missing audience"),
         ("latin1.md", "not valid UTF-8"),
         ("manual.pdf", "PDF loader not installed"),
     ],

@@ -1,11 +1,10 @@
-"""Reranker adapters: offline default, Voyage (fake client), cross-encoder (tiny random BERT)."""
+"""Reranker adapters: offline default, cross-encoder (tiny random BERT); Voyage: test_voyage.py."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -111,59 +110,7 @@ async def test_fake_reranker_scripted_and_overlap_modes() -> None:
     assert isinstance(overlap, Reranker)
 
 
-# --- voyage ----------------------------------------------------------------------------------
-
-
-class FakeVoyageClient:
-    def __init__(self, results: list[tuple[int, float]], fail: Exception | None = None) -> None:
-        self.results = results
-        self.fail = fail
-        self.calls: list[dict[str, Any]] = []
-
-    async def rerank(
-        self,
-        query: str,
-        documents: list[str],
-        model: str,
-        top_k: int | None = None,
-        truncation: bool = True,
-    ) -> Any:
-        self.calls.append({"query": query, "documents": documents, "model": model})
-        if self.fail:
-            raise self.fail
-        return SimpleNamespace(
-            results=[SimpleNamespace(index=i, relevance_score=s) for i, s in self.results]
-        )
-
-
-async def test_voyage_maps_results_back_to_input_order() -> None:
-    client = FakeVoyageClient([(2, 0.91), (0, 0.40), (1, 1.2)])  # best first, one out of range
-    r = VoyageReranker(None, model="rerank-2.5-lite", client=client)
-    assert await r.rerank("q", ["a", "b", "c"]) == [0.40, 1.0, 0.91]
-    assert client.calls == [
-        {"query": "q", "documents": ["a", "b", "c"], "model": "rerank-2.5-lite"}
-    ]
-    assert r.name == "voyage"
-
-
-async def test_voyage_errors_become_provider_errors() -> None:
-    r = VoyageReranker(None, client=FakeVoyageClient([], fail=TimeoutError("slow")))
-    with pytest.raises(ProviderError, match="slow"):
-        await r.rerank("q", ["a"])
-    bad_index = VoyageReranker(None, client=FakeVoyageClient([(5, 0.5)]))
-    with pytest.raises(ProviderError, match="index 5"):
-        await bad_index.rerank("q", ["a"])
-
-
-async def test_voyage_skips_the_call_for_no_texts() -> None:
-    client = FakeVoyageClient([])
-    assert await VoyageReranker(None, client=client).rerank("q", []) == []
-    assert client.calls == []
-
-
-def test_voyage_needs_a_key() -> None:
-    with pytest.raises(ProviderConfigError):
-        VoyageReranker(None)
+# --- voyage: tests/test_voyage.py (against a fake Voyage HTTP server) ----------------------
 
 
 # --- cross-encoder -------------------------------------------------------------------------
@@ -202,6 +149,7 @@ def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
 
 
+@pytest.mark.slow
 async def test_cross_encoder_scores_a_tiny_random_bert(tiny_bert: Path) -> None:
     r = CrossEncoderReranker(str(tiny_bert), max_length=64)
     texts = ["reset password", "auth 302", "unknown words entirely"]
@@ -211,6 +159,7 @@ async def test_cross_encoder_scores_a_tiny_random_bert(tiny_bert: Path) -> None:
     assert await r.rerank("q", []) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("logit", [2.0, -3.0])
 async def test_cross_encoder_applies_sigmoid_to_raw_logits(tmp_path: Path, logit: float) -> None:
     r = CrossEncoderReranker(str(_tiny_bert(tmp_path, bias=logit)), max_length=64)
@@ -276,4 +225,5 @@ def test_offline_is_a_vector_reranker_and_others_are_not() -> None:
 
     assert isinstance(OfflineReranker(None), VectorReranker)
     assert not isinstance(FakeReranker(), VectorReranker)
-    assert not isinstance(VoyageReranker(None, client=FakeVoyageClient([])), VectorReranker)
+    voyage = build_reranker(_settings(reranker="voyage", voyage_api_key="k"), None)
+    assert not isinstance(voyage, VectorReranker)

@@ -204,3 +204,36 @@ async def test_embedded_ttl_sweep(store: Store) -> None:
     assert await store.conversations.get(anon.id) is None
     assert await store.messages.last(anon.id, 5) == []
     assert await store.conversations.get(kept.id) is not None
+
+
+async def test_conversation_memory_lives_beside_the_document(any_store: Store) -> None:
+    await ensure_regular_indexes(any_store.db)
+    conv = await any_store.conversations.create(
+        customer_id="cus_m", anonymous_id=None, anonymous_ttl_days=30, now=NOW
+    )
+    fact = {"kind": "order", "value": "ORD-1042", "seq": 1}
+    await any_store.conversations.add_facts(conv, [fact])
+    await any_store.conversations.add_facts(conv, [{**fact, "seq": 9}])  # first appearance wins
+    await any_store.conversations.set_summary(conv, "asked about ORD-1042", 6)
+    got = await any_store.conversations.get(conv.id)
+    assert got is not None and got.summary == "asked about ORD-1042"
+    assert got.summarized_through_seq == 6
+    assert got.facts == [{"kind": "order", "value": "ORD-1042", "seq": 1}]
+    raw = await any_store.db["conversations"].find_one({"_id": conv.id})
+    assert raw is not None and "facts" not in raw and "summary" not in raw
+    # erasure takes the memory with the conversation
+    await any_store.delete_customer("cus_m")
+    assert await any_store.db["conversation_facts"].count_documents({}) == 0
+    assert await any_store.db["conversation_summaries"].count_documents({}) == 0
+
+
+async def test_anonymous_memory_expires_with_its_conversation(store: Store) -> None:
+    await ensure_regular_indexes(store.db)
+    now = datetime.now(UTC)
+    anon = await store.conversations.create(
+        customer_id=None, anonymous_id="a", anonymous_ttl_days=30, now=now
+    )
+    await store.conversations.add_facts(anon, [{"kind": "order", "value": "ORD-7", "seq": 1}])
+    await store.conversations.set_summary(anon, "s", 2)
+    assert await store.db.sweep_expired(now=now + timedelta(days=31)) == 3
+    assert await store.db["conversation_facts"].count_documents({}) == 0

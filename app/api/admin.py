@@ -9,6 +9,17 @@ from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel, Field
 
 from app.api.deps import AdminDep, ServicesDep
+from app.api.schemas import (
+    AgentReplyOut,
+    ArticleEnvelope,
+    CustomerDeletedOut,
+    EscalationDetail,
+    EscalationEnvelope,
+    EscalationList,
+    GapsOut,
+    MetricsOut,
+    ReviewsOut,
+)
 from app.api.views import error_responses, escalation_view, message_view
 from app.spend import spend_status
 from app.store import analytics
@@ -49,7 +60,7 @@ FromQ = Annotated[date | None, Query(alias="from", description="First day (UTC),
 ToQ = Annotated[date | None, Query(alias="to", description="Last day (UTC), inclusive.")]
 
 
-@router.get("/metrics")
+@router.get("/metrics", response_model=MetricsOut)
 async def metrics(
     _: AdminDep, services: ServicesDep, start: FromQ = None, end: ToQ = None
 ) -> dict[str, Any]:
@@ -65,10 +76,11 @@ async def metrics(
         "escalationReasons": await analytics.escalation_reasons(db, lo, hi),
         "medianLatencyMs": await analytics.median_latency_ms(db, lo, hi),
         "spend": await spend_status(services.store, services.tuning),
+        "providers": services.provider_status(),
     }
 
 
-@router.get("/gaps")
+@router.get("/gaps", response_model=GapsOut)
 async def gaps(
     _: AdminDep, services: ServicesDep, start: FromQ = None, end: ToQ = None
 ) -> dict[str, Any]:
@@ -77,7 +89,7 @@ async def gaps(
     return {"gaps": await analytics.docs_gaps(services.store.db, lo, hi)}
 
 
-@router.get("/escalations")
+@router.get("/escalations", response_model=EscalationList)
 async def list_escalations(
     _: AdminDep,
     services: ServicesDep,
@@ -95,7 +107,9 @@ async def _case(services: Any, case_ref: str) -> Any:
     return case
 
 
-@router.get("/escalations/{case_ref}")
+@router.get(
+    "/escalations/{case_ref}", response_model=EscalationDetail, response_model_exclude_unset=True
+)
 async def get_escalation(case_ref: str, _: AdminDep, services: ServicesDep) -> dict[str, Any]:
     """The handoff packet and the full transcript."""
     case = await _case(services, case_ref)
@@ -103,7 +117,7 @@ async def get_escalation(case_ref: str, _: AdminDep, services: ServicesDep) -> d
     return {"escalation": escalation_view(case), "messages": [message_view(m) for m in messages]}
 
 
-@router.post("/escalations/{case_ref}/claim")
+@router.post("/escalations/{case_ref}/claim", response_model=EscalationEnvelope)
 async def claim(case_ref: str, body: ClaimIn, _: AdminDep, services: ServicesDep) -> dict[str, Any]:
     await _case(services, case_ref)
     case = await services.store.escalations.claim(case_ref, body.agent)
@@ -112,7 +126,9 @@ async def claim(case_ref: str, body: ClaimIn, _: AdminDep, services: ServicesDep
     return {"escalation": escalation_view(case)}
 
 
-@router.post("/escalations/{case_ref}/reply")
+@router.post(
+    "/escalations/{case_ref}/reply", response_model=AgentReplyOut, response_model_exclude_unset=True
+)
 async def reply(case_ref: str, body: ReplyIn, _: AdminDep, services: ServicesDep) -> dict[str, Any]:
     """An agent's reply, stored with role `agent`; it appears in the customer's widget."""
     case = await _case(services, case_ref)
@@ -134,7 +150,7 @@ async def reply(case_ref: str, body: ReplyIn, _: AdminDep, services: ServicesDep
     return {"message": message_view(msg)}
 
 
-@router.post("/escalations/{case_ref}/resolve")
+@router.post("/escalations/{case_ref}/resolve", response_model=EscalationEnvelope)
 async def resolve(case_ref: str, _: AdminDep, services: ServicesDep) -> dict[str, Any]:
     """Close the case; the assistant may answer again in that conversation."""
     await _case(services, case_ref)
@@ -145,7 +161,7 @@ async def resolve(case_ref: str, _: AdminDep, services: ServicesDep) -> dict[str
     return {"escalation": escalation_view(case)}
 
 
-@router.delete("/customers/{customer_id}")
+@router.delete("/customers/{customer_id}", response_model=CustomerDeletedOut)
 async def delete_customer(customer_id: str, _: AdminDep, services: ServicesDep) -> dict[str, Any]:
     """GDPR erasure: the customer, their subscription, orders, conversations, messages,
     feedback and handoff packets. Returns what was deleted, by collection."""
@@ -166,13 +182,13 @@ def _article_view(a: Any) -> dict[str, Any]:
     }
 
 
-@router.get("/reviews")
+@router.get("/reviews", response_model=ReviewsOut)
 async def reviews(_: AdminDep, services: ServicesDep) -> dict[str, Any]:
     """Articles ingestion flagged for review (instruction-like text aimed at AI assistants)."""
     return {"articles": [_article_view(a) for a in await services.store.articles.flagged()]}
 
 
-@router.post("/articles/{slug}/review")
+@router.post("/articles/{slug}/review", response_model=ArticleEnvelope)
 async def review_article(
     slug: str, body: ReviewIn, _: AdminDep, services: ServicesDep
 ) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request
@@ -13,13 +14,24 @@ from fastapi.sse import EventSourceResponse
 from pydantic import BaseModel, Field, field_validator
 
 from app.api.deps import PrincipalDep, ServicesDep
+from app.api.schemas import (
+    ConversationCreated,
+    ConversationOut,
+    HandoffOut,
+    MessagesOut,
+    Ok,
+    SessionOut,
+    TurnOut,
+)
 from app.api.views import conversation_view, error_responses, message_view
 from app.errors import Unauthenticated
-from app.identity import Principal, mint_session, verify_identity
+from app.identity import SESSION_HOURS, Principal, mint_session, verify_identity_claims
+from app.provision import identity_keys, provision_customer
 from app.ratelimit import check_rate_limits
 from app.services import Services
 from app.store.models import Conversation
 from app.turn.engine import TurnSink, clean_message, request_handoff, run_turn
+from app.turn.entitlement import normalize_locale
 
 log = logging.getLogger(__name__)
 router = APIRouter(
@@ -30,6 +42,13 @@ router = APIRouter(
 class SessionIn(BaseModel):
     identityToken: str | None = Field(
         default=None, max_length=4096, description="Host-signed HS256 JWT; omit for anonymous."
+    )
+    locale: str | None = Field(
+        default=None,
+        max_length=35,
+        pattern=r"^[A-Za-z]{2,8}([-_][A-Za-z0-9]{1,8})*$",
+        description="An anonymous visitor's language (BCP 47, e.g. `de-AT`): answers come from "
+        "articles in that language. A signed-in customer's own locale wins.",
     )
 
 
@@ -59,30 +78,50 @@ class ConversationFeedbackIn(BaseModel):
     comment: str | None = Field(default=None, max_length=2000)
 
 
-@router.post("/sessions")
+@router.post("/sessions", response_model=SessionOut)
 async def create_session(body: SessionIn, services: ServicesDep) -> dict[str, Any]:
-    """Exchange a host-signed identity token (or nothing, for anonymous) for a session token."""
+    """Exchange a host-signed identity token (or nothing, for anonymous) for a session token.
+
+    A token naming a customer we have not seen creates them from its claims (see
+    `app/provision.py`); a known customer is updated from them.
+    """
     settings = services.settings
     customer = None
     if body.identityToken:
         try:
-            cid = verify_identity(body.identityToken, settings.identity_secret.get_secret_value())
+            claims = verify_identity_claims(body.identityToken, identity_keys(settings))
         except Unauthenticated as exc:
             raise HTTPException(401, detail=str(exc)) from exc
-        customer = await services.store.customers.get(cid)
-        if customer is None:
-            raise HTTPException(401, detail="identity token names an unknown customer")
+        customer = await provision_customer(
+            services.store, claims, tuple(services.tuning.audience_ladder)
+        )
+    locale = normalize_locale(body.locale) if body.locale and customer is None else None
     token, exp = mint_session(
-        customer.id if customer else None, settings.session_secret.get_secret_value()
+        customer.id if customer else None, settings.session_secret.get_secret_value(), locale
     )
     return {
         "sessionToken": token,
         "anonymous": customer is None,
         "customer": (
-            {"id": customer.id, "name": customer.name, "plan": customer.plan} if customer else None
+            {
+                "id": customer.id,
+                "name": customer.name,
+                "plan": customer.plan,
+                "locale": customer.locale,
+            }
+            if customer
+            else None
         ),
         "expiresAt": exp.isoformat(),
     }
+
+
+@router.delete("/sessions/current", response_model=Ok)
+async def revoke_session(principal: PrincipalDep, services: ServicesDep) -> dict[str, Any]:
+    """Sign out: this session token stops working at once (the widget's shutdown and reset)."""
+    until = datetime.now(UTC) + timedelta(hours=SESSION_HOURS)
+    await services.store.revoked_sessions.revoke(principal.session_id, until)
+    return {"ok": True}
 
 
 async def owned(services: Services, principal: Principal, conversation_id: str) -> Conversation:
@@ -95,7 +134,7 @@ async def owned(services: Services, principal: Principal, conversation_id: str) 
     return conv
 
 
-@router.post("/conversations", status_code=201)
+@router.post("/conversations", status_code=201, response_model=ConversationCreated)
 async def create_conversation(principal: PrincipalDep, services: ServicesDep) -> dict[str, Any]:
     conv = await services.store.conversations.create(
         customer_id=principal.customer_id,
@@ -105,7 +144,11 @@ async def create_conversation(principal: PrincipalDep, services: ServicesDep) ->
     return {"id": conv.id, "status": conv.status, "createdAt": conv.created_at.isoformat()}
 
 
-@router.get("/conversations/{conversation_id}")
+@router.get(
+    "/conversations/{conversation_id}",
+    response_model=ConversationOut,
+    response_model_exclude_unset=True,
+)
 async def get_conversation(
     conversation_id: str, principal: PrincipalDep, services: ServicesDep
 ) -> dict[str, Any]:
@@ -114,7 +157,11 @@ async def get_conversation(
     return conversation_view(conv, messages)
 
 
-@router.get("/conversations/{conversation_id}/messages")
+@router.get(
+    "/conversations/{conversation_id}/messages",
+    response_model=MessagesOut,
+    response_model_exclude_unset=True,
+)
 async def list_messages(
     conversation_id: str,
     principal: PrincipalDep,
@@ -144,8 +191,16 @@ class _QueueSink(TurnSink):
 
 @router.post(
     "/conversations/{conversation_id}/messages",
-    response_model=None,
-    responses={200: {"content": {"text/event-stream": {}, "application/json": {}}}},
+    response_model=TurnOut,
+    response_model_exclude_unset=True,
+    responses={
+        200: {
+            "description": "JSON (`TurnOut`), or with `Accept: text/event-stream` a stream of "
+            "`meta`, `delta` ({text}) … then `done` ({message, userMessage}) or `error` "
+            "({detail}) events.",
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        }
+    },
 )
 async def post_message(
     conversation_id: str,
@@ -208,7 +263,11 @@ async def post_message(
     )
 
 
-@router.post("/conversations/{conversation_id}/handoff")
+@router.post(
+    "/conversations/{conversation_id}/handoff",
+    response_model=HandoffOut,
+    response_model_exclude_unset=True,
+)
 async def handoff(
     conversation_id: str, principal: PrincipalDep, services: ServicesDep
 ) -> dict[str, Any]:
@@ -218,7 +277,7 @@ async def handoff(
     return {"caseRef": case_ref, "message": message_view(message) if message else None}
 
 
-@router.post("/conversations/{conversation_id}/messages/{message_id}/feedback")
+@router.post("/conversations/{conversation_id}/messages/{message_id}/feedback", response_model=Ok)
 async def message_feedback(
     conversation_id: str,
     message_id: str,
@@ -236,7 +295,7 @@ async def message_feedback(
     return {"ok": True}
 
 
-@router.post("/conversations/{conversation_id}/feedback")
+@router.post("/conversations/{conversation_id}/feedback", response_model=Ok)
 async def conversation_feedback(
     conversation_id: str,
     body: ConversationFeedbackIn,

@@ -7,13 +7,14 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 
 from app.api.deps import ServicesDep
+from app.api.schemas import DemoCustomers
 from app.api.views import error_responses
 from app.identity import mint_identity
 
 router = APIRouter(prefix="/v1/demo", tags=["demo"], responses=error_responses(404))
 
 
-@router.get("/customers")
+@router.get("/customers", response_model=DemoCustomers)
 async def demo_customers(services: ServicesDep) -> dict[str, Any]:
     """Seeded customers with short-lived identity tokens (embedded demo mode only)."""
     if not services.store.embedded:

@@ -28,16 +28,19 @@ def _unauthorized(detail: str) -> HTTPException:
     return HTTPException(401, detail=detail, headers={"WWW-Authenticate": "Bearer"})
 
 
-def get_principal(services: ServicesDep, creds: Credentials) -> Principal:
-    """The caller, from our signed session token only."""
+async def get_principal(services: ServicesDep, creds: Credentials) -> Principal:
+    """The caller, from our signed session token only; a signed-out session is refused."""
     if creds is None:
         raise _unauthorized("missing session token: POST /v1/sessions first")
     try:
-        return verify_session(
+        principal = verify_session(
             creds.credentials, services.settings.session_secret.get_secret_value()
         )
     except Unauthenticated as exc:
         raise _unauthorized(str(exc)) from exc
+    if await services.store.revoked_sessions.is_revoked(principal.session_id):
+        raise _unauthorized("session has been signed out; start a new one")
+    return principal
 
 
 def require_admin(services: ServicesDep, creds: Credentials) -> str:

@@ -33,15 +33,13 @@ class BodySizeLimit:
             await self._reject(send)
             return
         seen = 0
-        too_big = False
 
         async def limited_receive() -> Message:
-            nonlocal seen, too_big
+            nonlocal seen
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
-                    too_big = True
                     raise _TooLarge
             return message
 

@@ -35,16 +35,31 @@ def conversation_view(c: Conversation, messages: list[Message]) -> dict[str, Any
 
 
 def escalation_view(e: Escalation, now: datetime | None = None) -> dict[str, Any]:
-    doc = e.to_doc()
-    doc.pop("_id", None)
-    doc["breached"] = is_breached(e, now or datetime.now(UTC))
-    return doc
+    return {
+        "caseRef": e.case_ref,
+        "conversationId": e.conversation_id,
+        "status": e.status,
+        "reason": e.reason,
+        "intent": e.intent,
+        "askedFor": e.asked_for,
+        "trigger": e.trigger,
+        "sentiment": e.sentiment,
+        "customer": e.customer,
+        "conversation": e.conversation,
+        "attempted": e.attempted,
+        "claimedBy": e.claimed_by,
+        "createdAt": e.created_at,
+        "slaDueAt": e.sla_due_at,
+        "resolvedAt": e.resolved_at,
+        "breached": is_breached(e, now or datetime.now(UTC)),
+    }
 
 
 class ErrorOut(BaseModel):
-    """Every error response: a sentence a person can act on."""
+    """Every error response: a sentence a person can act on (422 adds `errors`, per field)."""
 
     detail: str
+    errors: list[dict[str, Any]] | None = None
 
 
 def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:

@@ -6,7 +6,7 @@ Rules:
   nearest heading line (`# Title` for text before the first section) so it embeds well on its own.
 - A section longer than `max_chars` is packed paragraph by paragraph, then sentence by sentence,
   then word by word, and each continuation starts with the tail of the previous piece (at most
-  `overlap` characters, cut at a sentence or word boundary).
+  `overlap` characters, cut at a sentence or line boundary, else a word boundary).
 - A markdown table is never split: it becomes its own `kind="table"` chunk (heading line + table).
   A table, or a code fence, longer than `max_chars` is kept whole anyway: half a table or half a
   code sample answers nothing, so these are the only chunks allowed to exceed `max_chars`.
@@ -216,17 +216,25 @@ def _split_words(text: str, budget: int) -> list[str]:
 
 
 def _tail(text: str, overlap: int) -> str:
-    """The end of `text`, at most `overlap` chars, starting at a sentence (else word) boundary."""
+    """The end of `text`, at most `overlap` chars, starting at a sentence or line (else word)
+    boundary, with a bold span cut in half reopened."""
     if overlap <= 0 or not text:
         return ""
     window = text[-overlap:]
     if len(window) == len(text):
         return ""  # carrying the whole previous piece would only duplicate it
     sentence = _SENTENCE_END.search(window)
-    if sentence:
-        return window[sentence.end() :].strip()
-    space = re.search(r"\s", window)
-    return window[space.end() :].strip() if space else ""
+    line = window.find("\n")
+    starts = [
+        m for m in (sentence.end() if sentence else -1, line + 1 if line >= 0 else -1) if m > 0
+    ]
+    if starts:
+        tail = window[min(starts) :].strip()
+    else:
+        space = re.search(r"\s", window)
+        tail = window[space.end() :].strip() if space else ""
+    # a cut inside **bold** leaves its closing marker dangling: reopen it
+    return f"**{tail}" if tail.count("**") % 2 else tail
 
 
 def _pack_prose(

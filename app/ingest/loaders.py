@@ -1,14 +1,27 @@
 """Source files to validated `Article`s, or a `LoadError` saying exactly what is wrong.
 
-Formats are chosen by file suffix from `LOADERS`; add a format by adding an entry. Markdown has a
-YAML front matter block (`---` lines); HTML carries the same keys as `<meta>` tags (see
-`app.ingest.html`). Validation is strict where a mistake would widen who sees an article:
-`audience` must be present and one of all/pro/enterprise, never defaulted. Other fields have
-defaults: status published, locale en, category general, updatedAt the file's mtime.
+Formats are chosen by file suffix from `LOADERS`; add a format by adding an entry (a function
+`(path, raw_bytes) -> SourceDoc`). Loading is lenient about what a docs folder usually lacks and
+strict where a mistake would widen who sees an article:
 
-Duplicate slugs across files: every file claiming the slug is reported and none is ingested,
-because which copy is right cannot be told from the files, and picking one by path order would
-change what customers read depending on how a directory happens to sort.
+- slug: front matter `slug` (slugified), else the file name (`index`/`_index` → its folder's
+  name); two files whose *derived* slugs collide are both kept, each slugged from its relative
+  path (`sync-security-and-privacy`). Two files that *declare* the same slug are both rejected:
+  which copy the author meant cannot be told from the files, and picking one by path order would
+  change what customers read depending on how a directory happens to sort.
+- title: front matter `title`, else the first `# H1`, else the file name.
+- summary: front matter `summary` or `description`, else the first paragraph of prose.
+- audience: front matter `audience`, else `default_audience` (the `DEFAULT_AUDIENCE` setting).
+  When neither says, the file is rejected and listed: entitlement fails closed, so an article is
+  never shown to more customers than someone decided.
+- status: `status`, or `draft: true` / `publish: false` → draft; default published. locale
+  (`locale`/`lang`, default en), category (`category`, else the top folder, else general), tags
+  (`tags`/`keywords`), updatedAt (else the file's mtime).
+- the body is normalised from Obsidian/MkDocs/Docusaurus/MDX dialects (`app.ingest.dialects`);
+  wiki-links and embeds resolve against every file of the same load.
+
+Every problem a file has is reported at once (not one field per run), and every file of the
+folder is reported in the same pass; unresolved embeds are warnings, not rejections.
 """
 
 from __future__ import annotations
@@ -16,15 +29,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections import defaultdict
+import unicodedata
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, cast
 
 import yaml
 
+from app.ingest.dialects import Note, NoteIndex, first_paragraph, normalise
 from app.ingest.html import parse_html
 from app.ingest.review import review_flags
 from app.store.models import AUDIENCES, Article, ArticleStatus, Audience
@@ -34,11 +49,14 @@ _SLUG = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
 _LOCALE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})")
+_INDEX_STEMS = frozenset({"index", "_index", "readme"})
 
 
 @dataclass(frozen=True, slots=True)
 class LoadError:
-    """A source file that was not ingested, and why."""
+    """A source file that was not ingested (or, as a warning, ingested with a caveat), and why."""
 
     path: str
     reason: str
@@ -48,7 +66,16 @@ class InvalidArticle(ValueError):
     """Raised inside a loader; becomes a `LoadError` for the file."""
 
 
-Loader = Callable[[Path, bytes], Article]
+@dataclass(frozen=True, slots=True)
+class SourceDoc:
+    """What a loader read: metadata keys (any case) and a markdown body, not yet validated."""
+
+    meta: Mapping[str, Any]
+    body: str
+    mdx: bool = False
+
+
+Loader = Callable[[Path, bytes], SourceDoc]
 
 
 @dataclass
@@ -57,6 +84,7 @@ class CorpusLoad:
 
     articles: list[Article] = field(default_factory=list)
     errors: list[LoadError] = field(default_factory=list)
+    warnings: list[LoadError] = field(default_factory=list)
     claimed_slugs: set[str] = field(default_factory=set)
 
 
@@ -72,11 +100,12 @@ def decode_utf8(raw: bytes) -> str:
     return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
-def load_markdown(path: Path, raw: bytes) -> Article:
-    """A markdown file with a YAML front matter block."""
+def load_markdown(path: Path, raw: bytes) -> SourceDoc:
+    """Markdown, with an optional YAML front matter block."""
     text = decode_utf8(raw)
+    mdx = path.suffix.lower() == ".mdx"
     if not text.startswith("---\n"):
-        raise InvalidArticle("missing front matter: the file must start with a '---' line")
+        return SourceDoc({}, text, mdx)
     end = _FRONT_MATTER_END.search(text, 4)
     if end is None:
         raise InvalidArticle("malformed front matter: no closing '---' line")
@@ -93,33 +122,25 @@ def load_markdown(path: Path, raw: bytes) -> Article:
         meta = {}
     if not isinstance(meta, dict):
         raise InvalidArticle("malformed front matter: expected 'key: value' lines")
-    return build_article(meta, text[end.end() :], path)
+    return SourceDoc(meta, text[end.end() :], mdx)
 
 
-def load_html(path: Path, raw: bytes) -> Article:
+def load_html(path: Path, raw: bytes) -> SourceDoc:
     """An HTML help page: `<meta>` tags for metadata, main content converted to markdown."""
     page = parse_html(decode_utf8(raw))
-    meta: dict[str, Any] = {k.lower(): v for k, v in page.meta.items()}
-    meta.setdefault("title", page.title)
-    meta.setdefault("slug", _slugify(path.stem))
-    if "summary" not in meta and "description" in meta:
-        meta["summary"] = meta["description"]
-    if "locale" not in meta and "lang" in meta:
-        meta["locale"] = meta["lang"]
-    if "tags" not in meta and "keywords" in meta:
-        meta["tags"] = meta["keywords"]
-    if "updatedat" in meta:
-        meta["updatedAt"] = meta.pop("updatedat")
+    meta: dict[str, Any] = dict(page.meta)
+    if page.title:
+        meta.setdefault("title", page.title)
     if isinstance(meta.get("tags"), str):
         meta["tags"] = meta["tags"].split(",")
-    return build_article(meta, page.body, path)
+    return SourceDoc(meta, page.body)
 
 
-def load_pdf(path: Path, raw: bytes) -> Article:
+def load_pdf(path: Path, raw: bytes) -> SourceDoc:
     """Placeholder: PDF text extraction needs a library this project does not ship."""
     raise InvalidArticle(
-        "PDF loader not installed: add a function `(path, raw_bytes) -> Article` that extracts "
-        "text (e.g. with pypdf) into markdown, then register it as LOADERS['.pdf'] in "
+        "PDF loader not installed: add a function `(path, raw_bytes) -> SourceDoc` that "
+        "extracts text (e.g. with pypdf) into markdown, then register it as LOADERS['.pdf'] in "
         "app/ingest/loaders.py"
     )
 
@@ -127,14 +148,17 @@ def load_pdf(path: Path, raw: bytes) -> Article:
 LOADERS: dict[str, Loader] = {
     ".md": load_markdown,
     ".markdown": load_markdown,
+    ".mdx": load_markdown,
     ".html": load_html,
     ".htm": load_html,
     ".pdf": load_pdf,
 }
 
 
-def _slugify(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+def slugify(text: str) -> str:
+    """Lowercase ASCII letters and digits joined by hyphens (accents dropped)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
 
 
 def _string(meta: Mapping[str, Any], key: str, default: str | None = None) -> str:
@@ -181,52 +205,112 @@ def _updated_at(value: Any, path: Path) -> datetime:
     raise InvalidArticle(f"updatedAt {value!r} is not a date (use YYYY-MM-DD)")
 
 
-def build_article(meta: Mapping[str, Any], body: str, path: Path) -> Article:
-    """Validate metadata and body into an Article, with its content hash and review flags."""
-    slug = _string(meta, "slug")
-    if not _SLUG.match(slug):
-        raise InvalidArticle(
+def _first_h1(body: str) -> str | None:
+    in_fence = False
+    for line in body.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence and (m := _H1.match(line)):
+            return m.group(1).strip()
+    return None
+
+
+def _title_from_name(rel: PurePosixPath) -> str:
+    stem = rel.parent.name if rel.stem.lower() in _INDEX_STEMS and rel.parent.name else rel.stem
+    text = re.sub(r"[-_]+", " ", stem).strip() if " " not in stem else stem.strip()
+    return text[:1].upper() + text[1:]
+
+
+def _status(meta: Mapping[str, Any]) -> str:
+    if meta.get("draft") is True or meta.get("publish") is False:
+        return "draft"
+    return _string(meta, "status", "published").lower()
+
+
+def build_article(
+    meta: Mapping[str, Any],
+    body: str,
+    path: Path,
+    *,
+    slug: str | None = None,
+    rel: PurePosixPath | None = None,
+    default_audience: str | None = None,
+    source_text: str | None = None,
+) -> Article:
+    """Validate metadata and (normalised) body into an Article; every problem in one message."""
+    meta = {str(k).lower(): v for k, v in meta.items()}
+    rel = rel or PurePosixPath(path.name)
+    problems: list[str] = []
+
+    def field_or_problem(fn: Callable[[], Any], default: Any) -> Any:
+        try:
+            return fn()
+        except InvalidArticle as exc:
+            problems.append(str(exc))
+            return default
+
+    slug = slug or field_or_problem(lambda: _string(meta, "slug"), "")
+    if slug and not _SLUG.match(slug):
+        problems.append(
             f"slug {slug!r} must be lowercase letters, digits and hyphens (e.g. reset-password)"
         )
-    title = _string(meta, "title")
-    if not title:
-        raise InvalidArticle("missing title")
-    if "audience" not in meta or meta["audience"] in (None, ""):
-        raise InvalidArticle(
-            f"missing audience (one of {', '.join(AUDIENCES)}); it is required so an article is "
-            "never shown to more customers than intended"
+    body = body.strip()
+    title = field_or_problem(lambda: _string(meta, "title", ""), "")
+    title = title or _first_h1(body) or _title_from_name(rel)
+    raw_audience = meta.get("audience")
+    if raw_audience in (None, ""):
+        raw_audience = default_audience
+    audience = "all"
+    if raw_audience in (None, ""):
+        problems.append(
+            f"missing audience (one of {', '.join(AUDIENCES)}): add `audience:` to the front "
+            "matter or set DEFAULT_AUDIENCE; an article is never shown to more customers than "
+            "someone decided"
         )
-    audience = _string(meta, "audience").lower()
-    if audience not in AUDIENCES:
-        raise InvalidArticle(
-            f"unknown audience {audience!r} (expected one of {', '.join(AUDIENCES)})"
-        )
-    status = _string(meta, "status", "published").lower()
+    else:
+        audience = field_or_problem(lambda: _string({"a": raw_audience}, "a").lower(), "all")
+        if audience not in AUDIENCES:
+            problems.append(
+                f"unknown audience {audience!r} (expected one of {', '.join(AUDIENCES)})"
+            )
+    status = field_or_problem(lambda: _status(meta), "published")
     if status not in ARTICLE_STATUSES:
-        raise InvalidArticle(
+        problems.append(
             f"unknown status {status!r} (expected one of {', '.join(ARTICLE_STATUSES)})"
         )
-    locale = _string(meta, "locale", "en")
+    locale = field_or_problem(
+        lambda: _string(meta, "locale", "") or _string(meta, "lang", "en"), "en"
+    )
     if not _LOCALE.match(locale):
-        raise InvalidArticle(f"locale {locale!r} is not a language tag (e.g. en, en-GB)")
-    body = body.strip()
+        problems.append(f"locale {locale!r} is not a language tag (e.g. en, en-GB)")
+    summary = field_or_problem(
+        lambda: _string(meta, "summary", "") or _string(meta, "description", ""), ""
+    )
+    folder = slugify(rel.parts[0]) if len(rel.parts) > 1 else ""
+    category = field_or_problem(lambda: _string(meta, "category", ""), "").lower()
+    tags = field_or_problem(lambda: _tags(meta.get("tags", meta.get("keywords"))), [])
+    updated = field_or_problem(
+        lambda: _updated_at(meta.get("updatedat", meta.get("last_update")), path), _EPOCH
+    )
     if not body:
-        raise InvalidArticle("empty body: nothing to index")
+        problems.append("empty body: nothing to index")
+    if problems:
+        raise InvalidArticle("; ".join(problems))
     article = Article(
         id=slug,
         slug=slug,
         title=title,
         body=body,
-        summary=_string(meta, "summary", ""),
-        category=_string(meta, "category", "general").lower() or "general",
-        tags=_tags(meta.get("tags")),
+        summary=summary or first_paragraph(body),
+        category=category or folder or "general",
+        tags=tags,
         audience=cast(Audience, audience),
         locale=locale,
         status=cast(ArticleStatus, status),
-        updated_at=_updated_at(meta.get("updatedAt"), path),
+        updated_at=updated,
         source_path=path.as_posix(),
     )
-    return finalize(article)
+    return finalize(article, source_text)
 
 
 def content_hash(article: Article) -> str:
@@ -247,62 +331,40 @@ def content_hash(article: Article) -> str:
     return hashlib.sha256(encoded).hexdigest()
 
 
-def finalize(article: Article) -> Article:
-    """The article with its content hash and review flags computed from its fields."""
-    return article.model_copy(
-        update={
-            "content_hash": content_hash(article),
-            "review_flags": review_flags(article.title, article.body),
-        }
-    )
+def finalize(article: Article, source_text: str | None = None) -> Article:
+    """The article with its content hash and review flags computed from its fields.
+
+    `source_text` is the file's text before normalisation: instructions hidden in an HTML comment
+    are stripped from the body, but an author who hid them still deserves a human look.
+    """
+    flags = review_flags(article.title, article.body)
+    if not flags and source_text is not None:
+        flags = review_flags(article.title, source_text)
+    return article.model_copy(update={"content_hash": content_hash(article), "review_flags": flags})
 
 
-def load_file(path: Path, max_bytes: int, display_path: str | None = None) -> Article | LoadError:
-    """One source file as an Article, or a LoadError naming the file and the reason."""
-    shown = display_path or path.as_posix()
-    loader = LOADERS.get(path.suffix.lower())
-    if loader is None:
-        known = ", ".join(sorted(LOADERS))
-        return LoadError(shown, f"unsupported file type {path.suffix or '(none)'!r} ({known})")
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            return LoadError(
-                shown,
-                f"file is {size:,} bytes, over the {max_bytes:,}-byte limit "
-                "(tuning.max_document_bytes); split it into smaller articles",
-            )
-        raw = path.read_bytes()
-    except OSError as exc:
-        return LoadError(shown, f"cannot read file: {exc.strerror or exc}")
-    try:
-        article = loader(path, raw)
-    except InvalidArticle as exc:
-        return LoadError(shown, str(exc))
-    return article.model_copy(update={"source_path": shown})
+def source_files(paths_or_dir: str | Path | Iterable[str | Path]) -> list[tuple[Path, str, str]]:
+    """(file, display path, path relative to its root) for every source file, sorted.
 
-
-def source_files(paths_or_dir: str | Path | Iterable[str | Path]) -> list[tuple[Path, str]]:
-    """(file, display path) for every source file: directories are walked, sorted, recursively.
-
-    Inside a directory, hidden files, READMEs and files of unknown type are skipped silently;
-    a file named explicitly is always loaded (and rejected if its type is unknown).
+    Directories are walked recursively; hidden files and folders (`.obsidian`), `node_modules`,
+    a README at the root and files of unknown type are skipped silently; a file named explicitly
+    is always loaded (and rejected if its type is unknown).
     """
     roots = [paths_or_dir] if isinstance(paths_or_dir, (str, Path)) else list(paths_or_dir)
-    found: list[tuple[Path, str]] = []
+    found: list[tuple[Path, str, str]] = []
     for root in map(Path, roots):
         if root.is_dir():
             for file in sorted(root.rglob("*")):
                 rel = file.relative_to(root)
                 if (
                     file.is_file()
-                    and not any(part.startswith(".") for part in rel.parts)
-                    and file.stem.lower() != "readme"
+                    and not any(p.startswith(".") or p == "node_modules" for p in rel.parts)
+                    and not (len(rel.parts) == 1 and file.stem.lower() == "readme")
                     and file.suffix.lower() in LOADERS
                 ):
-                    found.append((file, _display(file)))
+                    found.append((file, _display(file), rel.as_posix()))
         elif root.exists():
-            found.append((root, _display(root)))
+            found.append((root, _display(root), root.name))
         else:
             raise FileNotFoundError(f"no such file or directory: {root}")
     return found
@@ -316,27 +378,144 @@ def _display(path: Path) -> str:
         return path.as_posix()
 
 
-def load_corpus(paths_or_dir: str | Path | Iterable[str | Path], max_bytes: int) -> CorpusLoad:
-    """Load every source file; reject duplicate slugs (all copies) and report every bad file."""
-    result = CorpusLoad()
-    by_slug: dict[str, list[Article]] = defaultdict(list)
-    for path, shown in source_files(paths_or_dir):
-        loaded = load_file(path, max_bytes, shown)
-        if isinstance(loaded, LoadError):
-            result.errors.append(loaded)
-        else:
-            by_slug[loaded.slug].append(loaded)
-    for slug, copies in by_slug.items():
-        result.claimed_slugs.add(slug)
-        if len(copies) == 1:
-            result.articles.append(copies[0])
-            continue
-        paths = [a.source_path or a.id for a in copies]
-        for shown_path in paths:
-            others = ", ".join(p for p in paths if p != shown_path)
-            result.errors.append(
-                LoadError(
-                    shown_path, f"duplicate slug {slug!r} (also in {others}); none was ingested"
-                )
+def _read(path: Path, max_bytes: int) -> SourceDoc:
+    loader = LOADERS.get(path.suffix.lower())
+    if loader is None:
+        known = ", ".join(sorted(LOADERS))
+        raise InvalidArticle(f"unsupported file type {path.suffix or '(none)'!r} ({known})")
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise InvalidArticle(
+                f"file is {size:,} bytes, over the {max_bytes:,}-byte limit "
+                "(tuning.max_document_bytes); split it into smaller articles"
             )
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InvalidArticle(f"cannot read file: {exc.strerror or exc}") from None
+    return loader(path, raw)
+
+
+@dataclass
+class _Source:
+    path: Path
+    shown: str
+    rel: PurePosixPath
+    doc: SourceDoc
+    slug: str = ""
+    declared: bool = False
+
+
+def _declared_slug(doc: SourceDoc) -> str | None:
+    for key, value in doc.meta.items():
+        if str(key).lower() == "slug" and value not in (None, ""):
+            return slugify(str(value)) or None
+    return None
+
+
+def _derived_slug(rel: PurePosixPath) -> str:
+    if rel.stem.lower() in _INDEX_STEMS and len(rel.parts) > 1:
+        return slugify(rel.parent.as_posix())
+    return slugify(rel.stem)
+
+
+def _assign_slugs(sources: list[_Source], errors: list[LoadError]) -> list[_Source]:
+    """Declared slugs win; colliding derived slugs fall back to their relative path."""
+    for src in sources:
+        declared = _declared_slug(src.doc)
+        src.slug, src.declared = (declared, True) if declared else (_derived_slug(src.rel), False)
+    declared_counts = Counter(s.slug for s in sources if s.declared)
+    derived_counts = Counter(s.slug for s in sources if not s.declared)
+    for src in sources:
+        if not src.declared and (derived_counts[src.slug] > 1 or declared_counts[src.slug]):
+            src.slug = slugify(src.rel.with_suffix("").as_posix())
+    by_slug: dict[str, list[_Source]] = defaultdict(list)
+    for src in sources:
+        by_slug[src.slug].append(src)
+    kept: list[_Source] = []
+    for slug, copies in by_slug.items():
+        if len(copies) == 1:
+            kept.append(copies[0])
+            continue
+        paths = [c.shown for c in copies]
+        for shown in paths:
+            others = ", ".join(p for p in paths if p != shown)
+            errors.append(
+                LoadError(shown, f"duplicate slug {slug!r} (also in {others}); none was ingested")
+            )
+    return kept
+
+
+def _aliases(meta: Mapping[str, Any]) -> list[str]:
+    value = meta.get("aliases", meta.get("alias"))
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def load_corpus(
+    paths_or_dir: str | Path | Iterable[str | Path],
+    max_bytes: int,
+    *,
+    default_audience: str | None = None,
+) -> CorpusLoad:
+    """Load every source file: each file's problems at once, every bad file in the same pass."""
+    result = CorpusLoad()
+    sources: list[_Source] = []
+    for path, shown, rel in source_files(paths_or_dir):
+        try:
+            sources.append(_Source(path, shown, PurePosixPath(rel), _read(path, max_bytes)))
+        except InvalidArticle as exc:
+            result.errors.append(LoadError(shown, str(exc)))
+    claimed: set[str] = set()
+    kept = _assign_slugs(sources, result.errors)
+    claimed.update(s.slug for s in sources)
+    index = NoteIndex()
+    for src in kept:
+        folder = src.rel.parent.as_posix() if src.rel.parent.name else ""
+        index.add(src.rel.as_posix(), Note(src.slug, src.doc.body, folder), _aliases(src.doc.meta))
+    for src in kept:
+        warnings: list[str] = []
+        folder = src.rel.parent.as_posix() if src.rel.parent.name else ""
+        body = normalise(
+            src.doc.body,
+            index,
+            folder=folder,
+            self_slug=src.slug,
+            warnings=warnings,
+            mdx=src.doc.mdx,
+        )
+        result.warnings.extend(LoadError(src.shown, w) for w in warnings)
+        try:
+            article = build_article(
+                src.doc.meta,
+                body,
+                src.path,
+                slug=src.slug,
+                rel=src.rel,
+                default_audience=default_audience,
+                source_text=src.doc.body,
+            )
+        except InvalidArticle as exc:
+            result.errors.append(LoadError(src.shown, str(exc)))
+            continue
+        result.articles.append(article.model_copy(update={"source_path": src.shown}))
+    result.claimed_slugs = claimed
+    result.errors.sort(key=lambda e: e.path)
     return result
+
+
+def load_file(
+    path: Path,
+    max_bytes: int,
+    display_path: str | None = None,
+    *,
+    default_audience: str | None = None,
+) -> Article | LoadError:
+    """One source file as an Article, or a LoadError naming the file and the reason."""
+    corpus = load_corpus([path], max_bytes, default_audience=default_audience)
+    shown = display_path or path.as_posix()
+    if corpus.articles:
+        return corpus.articles[0].model_copy(update={"source_path": shown})
+    reason = corpus.errors[0].reason if corpus.errors else "nothing loaded"
+    return LoadError(shown, reason)

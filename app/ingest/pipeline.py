@@ -13,7 +13,7 @@ different embedder of the same width is not detectable: pass `force=True` after 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +26,8 @@ from app.store import Store
 from app.store.models import Article, Chunk, Ticket
 from tuning import TUNING, Tuning
 
+Progress = Callable[[int, int], None]
+
 
 @dataclass
 class IngestReport:
@@ -35,6 +37,7 @@ class IngestReport:
     ingested: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     bad: list[LoadError] = field(default_factory=list)
+    warnings: list[LoadError] = field(default_factory=list)
     chunks_written: int = 0
     table_chunks: int = 0
     chunks_deleted: int = 0
@@ -50,19 +53,28 @@ class IngestReport:
         """Articles and tickets whose stored state this run changed."""
         return len(self.ingested) + len(self.pruned) + self.tickets_written
 
+    def counts(self) -> str:
+        """One line of counts."""
+        line = (
+            f"articles: {self.articles_seen} seen, {len(self.ingested)} ingested, "
+            f"{len(self.unchanged)} unchanged, {len(self.bad)} bad"
+        )
+        if self.warnings:
+            line += f", {len(self.warnings)} warnings"
+        return line + (
+            f"; chunks: {self.chunks_written} written ({self.table_chunks} tables), "
+            f"{self.chunks_deleted} stale removed; {self.changed} changed"
+        )
+
     def summary(self) -> str:
         """A few human-readable lines: counts first, then each problem on its own line."""
-        lines = [
-            f"articles: {self.articles_seen} seen, {len(self.ingested)} ingested, "
-            f"{len(self.unchanged)} unchanged, {len(self.bad)} bad; "
-            f"chunks: {self.chunks_written} written ({self.table_chunks} tables), "
-            f"{self.chunks_deleted} stale removed; {self.changed} changed"
-        ]
+        lines = [self.counts()]
         if self.tickets_seen:
             lines.append(f"tickets: {self.tickets_seen} seen, {self.tickets_written} written")
         lines.extend(f"  bad: {e.path}: {e.reason}" for e in self.bad)
+        lines.extend(f"  warning: {e.path}: {e.reason}" for e in self.warnings)
         for slug, phrases in self.flagged.items():
-            quoted = "; ".join(f'"{p}"' for p in phrases[:3])
+            quoted = "; ".join(f'"{p}"' for p in phrases[:3]) or "hidden in a comment"
             lines.append(f"  flagged for review: {slug}: possible prompt injection ({quoted})")
         if self.missing:
             if self.pruned:
@@ -83,10 +95,17 @@ async def ingest_corpus(
     *,
     prune: bool = False,
     force: bool = False,
+    default_audience: str | None = None,
+    progress: Progress | None = None,
 ) -> IngestReport:
-    """Ingest every article file under `paths_or_dir` (the whole corpus) and report on it."""
-    corpus = load_corpus(paths_or_dir, tuning.max_document_bytes)
-    report = IngestReport(bad=list(corpus.errors))
+    """Ingest every article file under `paths_or_dir` (the whole corpus) and report on it.
+
+    `default_audience` applies to files whose front matter names none (else they are rejected);
+    `progress(done, total)` is called at the start and about every tenth of the way (runs of 20+
+    articles).
+    """
+    corpus = load_corpus(paths_or_dir, tuning.max_document_bytes, default_audience=default_audience)
+    report = IngestReport(bad=list(corpus.errors), warnings=list(corpus.warnings))
     await _ingest(
         store,
         embedder,
@@ -97,6 +116,7 @@ async def ingest_corpus(
         bad_paths={e.path for e in corpus.errors},
         prune=prune,
         force=force,
+        progress=progress,
     )
     return report
 
@@ -238,10 +258,14 @@ async def _ingest(
     bad_paths: set[str],
     prune: bool,
     force: bool,
+    progress: Progress | None = None,
 ) -> None:
     stored = {a.id: a for a in await store.articles.list()}
     report.articles_seen = len(articles) + len(report.bad)
-    for article in articles:
+    step = max(len(articles) // 10, 10)
+    for done, article in enumerate(articles):
+        if progress is not None and len(articles) >= 20 and done % step == 0:
+            progress(done, len(articles))
         where = article.source_path or article.id
         drafts = chunk_article(
             article.title, article.body, tuning.max_chunk_size, tuning.chunk_overlap
@@ -270,6 +294,8 @@ async def _ingest(
         report.table_chunks += sum(1 for c in chunks if c.kind == "table")
         report.chunks_deleted += max(old_count - len(chunks), 0)
 
+    if progress is not None and len(articles) >= 20:
+        progress(len(articles), len(articles))
     # An article whose file failed to load this run is not "missing": its file is still there.
     report.missing = sorted(
         article_id

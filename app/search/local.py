@@ -187,11 +187,21 @@ def _doc_mask(
 
 
 def _top(scores: FloatArray, rows: npt.NDArray[np.intp], limit: int) -> list[tuple[int, float]]:
-    """The `limit` best (row, score) among `rows`, ties broken by row order (stable)."""
+    """The `limit` best (row, score) among `rows` (ascending), ties broken by row order.
+
+    Linear, not a full sort: a partition finds the `limit`-th best score, and only the rows
+    scoring at least that (ties included, so the cut is exact) are sorted.
+    """
     if limit <= 0 or rows.size == 0:
         return []
-    order = np.argsort(-scores[rows], kind="stable")[:limit]
-    return [(int(rows[i]), float(scores[rows[i]])) for i in order]
+    sub = scores[rows]
+    if limit < sub.size:
+        kth = np.partition(-sub, limit - 1)[limit - 1]
+        candidates = np.flatnonzero(-sub <= kth)
+    else:
+        candidates = np.arange(sub.size)
+    order = candidates[np.argsort(-sub[candidates], kind="stable")][:limit]
+    return [(int(rows[i]), float(sub[i])) for i in order]
 
 
 def _query_vector(vector: Sequence[float], dim: int) -> FloatArray:
@@ -317,7 +327,19 @@ class LocalSearch:
             lambda: _doc_mask(filt, s.chunk_audience, s.chunk_locale, s.chunk_status),
         )
         hits: list[Hit] = []
-        for row, score in _top(scores, rows, len(rows)):
+        # the best few usually suffice; an article with no admissible chunk is skipped, so
+        # widen to every matching article only when they did not
+        ranked = _top(scores, rows, 2 * limit)
+        if (
+            len(ranked) < len(rows)
+            and sum(
+                any(chunk_mask[r] for r in s.chunks_of.get(s.articles[row].id, []))
+                for row, _ in ranked
+            )
+            < limit
+        ):
+            ranked = _top(scores, rows, len(rows))
+        for row, score in ranked:
             article = s.articles[row]
             # only chunks the filter admits: a stale chunk never speaks for its article
             candidates = [r for r in s.chunks_of.get(article.id, []) if chunk_mask[r]]

@@ -13,6 +13,10 @@ from app.store.escalations import EscalationRepo
 from app.store.guard import guard
 from app.store.knowledge import ArticleRepo, ChunkRepo, TicketRepo
 from app.store.limits import RateLimitRepo, SpendRepo
+from app.store.lock import StoreInUse
+from app.store.sessions import RevokedSessionRepo
+
+__all__ = ["Store", "StoreInUse", "open_store"]
 
 
 @dataclass
@@ -37,6 +41,7 @@ class Store:
     escalations: EscalationRepo = field(init=False)
     rate_limits: RateLimitRepo = field(init=False)
     spend: SpendRepo = field(init=False)
+    revoked_sessions: RevokedSessionRepo = field(init=False)
 
     def __post_init__(self) -> None:
         self.db = guard(self.db)
@@ -52,6 +57,17 @@ class Store:
         self.escalations = EscalationRepo(self.db)
         self.rate_limits = RateLimitRepo(self.db)
         self.spend = SpendRepo(self.db)
+        self.revoked_sessions = RevokedSessionRepo(self.db)
+
+    def describe(self) -> dict[str, Any]:
+        """Which kind of store this is and, for the embedded one, the process that owns it."""
+        if not self.embedded:
+            return {"mode": "mongodb", "database": self.db.name}
+        info: dict[str, Any] = {"mode": f"embedded-{self.client.mode}"}
+        if self.client.data_dir is not None:
+            info["dataDir"] = str(self.client.data_dir)
+            info["owner"] = self.client.owner()
+        return info
 
     async def ping(self) -> bool:
         try:
@@ -78,7 +94,8 @@ class Store:
 
 
 def open_store(settings: Settings) -> Store:
-    """PyMongo async against MONGODB_URI when set, else a fresh embedded in-process store."""
+    """PyMongo async against MONGODB_URI when set, else the embedded store: durable in
+    `settings.data_dir` (raises `StoreInUse` when another process owns it) or memory only."""
     if settings.mongodb_uri:
         from pymongo import AsyncMongoClient
 
@@ -86,5 +103,6 @@ def open_store(settings: Settings) -> Store:
             settings.mongodb_uri, tz_aware=True, w="majority", appname="concierge"
         )
         return Store(client=client, db=client[settings.mongodb_db], embedded=False)
-    client = EmbeddedClient()
+    data_dir = settings.data_dir if settings.embedded_store == "file" else None
+    client = EmbeddedClient(data_dir)
     return Store(client=client, db=client[settings.mongodb_db], embedded=True)

@@ -42,13 +42,33 @@ class SpendRepo:
         return (now or datetime.now(UTC)).date().isoformat()
 
     async def add(
-        self, usd: float, tokens_in: int, tokens_out: int, now: datetime | None = None
+        self,
+        usd: float,
+        tokens_in: int,
+        tokens_out: int,
+        now: datetime | None = None,
+        *,
+        cache_read: int = 0,
+        cache_write: int = 0,
+        calls: int = 0,
+        cache_eligible_calls: int = 0,
     ) -> None:
-        await self._c.update_one(
-            {"_id": self._day(now)},
-            {"$inc": {"usd": usd, "inputTokens": tokens_in, "outputTokens": tokens_out}},
-            upsert=True,
-        )
+        inc = {
+            "usd": usd,
+            "inputTokens": tokens_in,
+            "outputTokens": tokens_out,
+            "cacheReadTokens": cache_read,
+            "cacheWriteTokens": cache_write,
+            "calls": calls,
+            "cacheEligibleCalls": cache_eligible_calls,
+        }
+        await self._c.update_one({"_id": self._day(now)}, {"$inc": inc}, upsert=True)
+
+    async def counters_today(self, now: datetime | None = None) -> dict[str, int]:
+        """Today's token and call counters (all zero before the first call)."""
+        doc = await self._c.find_one({"_id": self._day(now)}) or {}
+        names = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "calls")
+        return {k: int(doc.get(k, 0)) for k in (*names, "cacheEligibleCalls")}
 
     async def today(self, now: datetime | None = None) -> float:
         doc = await self._c.find_one({"_id": self._day(now)})

@@ -127,14 +127,19 @@ class Ticket(Model):
     embedding: list[float] = Field(default_factory=list)
 
 
+# Kept beside the conversation document, not in it (see `ConversationRepo`): the conversation
+# document is rewritten several times a turn and must not grow with the conversation.
+MEMORY_FIELDS = frozenset({"summary", "summarized_through_seq", "facts"})
+
+
 class Conversation(Model):
     id: str = Field(alias="_id")
     customer_id: str | None = None
     anonymous_id: str | None = None
     status: ConversationStatus = "open"
-    summary: str = ""
-    summarized_through_seq: int = 0
-    facts: list[dict[str, Any]] = Field(default_factory=list)
+    summary: str = ""  # from `conversation_summaries`
+    summarized_through_seq: int = 0  # from `conversation_summaries`
+    facts: list[dict[str, Any]] = Field(default_factory=list)  # from `conversation_facts`
     turn_count: int = 0
     failed_turns: int = 0
     last_intent: str | None = None
@@ -163,8 +168,9 @@ class Escalation(Model):
     status: EscalationStatus = "open"
     reason: str
     intent: str | None = None
-    asked_for: str = ""
-    sentiment: str | None = None
+    asked_for: str = ""  # the problem: the first unresolved request's standalone question
+    trigger: str | None = None  # the customer's message that set off the handoff, verbatim
+    sentiment: str | None = None  # the trigger's sentiment
     customer: dict[str, Any] | None = None
     conversation: dict[str, Any] = Field(default_factory=dict)
     attempted: dict[str, Any] = Field(default_factory=dict)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 INTENTS: Final[tuple[str, ...]] = (
@@ -199,4 +199,32 @@ def clamp_condensation(raw: object, *, original: str) -> Condensation:
         mentioned_order_id=order_id,
         explicit_human_request=bool(human),
         clamped_fields=tuple(clamped),
+    )
+
+
+CUSTOMER_DATA_TOOLS: Final = frozenset({"lookupOrder", "listRecentOrders", "lookupSubscription"})
+
+
+def without_customer_data(cond: Condensation) -> Condensation:
+    """A deployment with no orders or subscriptions (a docs folder served with ARTICLES_DIR)
+    has a smaller closed set: no order/subscription tools, and `order_status` is not one of its
+    intents, so it becomes `other` like any value outside the set."""
+    tools = tuple(t for t in cond.needs_tools if t not in CUSTOMER_DATA_TOOLS)
+    intent = "other" if cond.intent == "order_status" else cond.intent
+    if tools == cond.needs_tools and intent == cond.intent:
+        return cond
+    changed = [
+        name
+        for name, same in (
+            ("intent", intent == cond.intent),
+            ("needs_tools", tools == cond.needs_tools),
+        )
+        if not same
+    ]
+    return replace(
+        cond,
+        intent=intent,
+        needs_tools=tools,
+        mentioned_order_id=None,
+        clamped_fields=tuple(dict.fromkeys((*cond.clamped_fields, *changed))),
     )

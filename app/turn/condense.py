@@ -29,7 +29,8 @@ class Turn(NamedTuple):
 
 
 class ChatModel(Protocol):
-    """The slice of the chat-model provider condensation needs (to be unified with providers)."""
+    """What condensation needs from a language model: one JSON object per call. The engine
+    passes `app.spend.MeteredJsonModel`, which adapts any provider `ChatModel` to it."""
 
     async def complete_json(
         self, system: str, messages: list[dict[str, str]], schema: dict[str, Any]

@@ -18,10 +18,12 @@ from app import spend
 from app.errors import InvalidInput, MessageTooLong, StoreUnavailable
 from app.identity import Principal
 from app.links import article_url
-from app.providers.chat.base import Passage
+from app.providers import budget
+from app.providers.chat.base import Passage, Usage
 from app.providers.embeddings.memo import one_turn
 from app.store.models import Conversation, Message
-from app.turn import memory
+from app.turn import memory, problem
+from app.turn.clamp import without_customer_data
 from app.turn.condense import condense
 from app.turn.escalate import (
     Decision,
@@ -116,6 +118,9 @@ async def run_turn(
         content=masked,
         meta={"masked": True} if masked != content else {},
     )
+    # The first event goes out as soon as the message is stored, before any slow work: the
+    # client knows its message is safe (and its id and seq) while the answer is prepared.
+    await sink.meta({"userMessage": _ref(user_msg), "stage": "stored"})
     conv = await store.conversations.get(conversation.id) or conversation
     if conv.status == "escalated":
         case = await store.escalations.open_for_conversation(conv.id)
@@ -125,7 +130,9 @@ async def run_turn(
         )
         return TurnResult(user_msg, None, case_ref)
     try:
-        with one_turn():  # the router, retrieval and reranker share each query vector
+        # the router, retrieval and reranker share each query vector; every provider call in
+        # the turn runs inside the turn's budget (stages take their own slices of it)
+        with one_turn(), budget.deadline(services.tuning.turn_budget_seconds):
             return await _answer(services, principal, conv, user_msg, sink, started)
     except StoreUnavailable:
         raise
@@ -181,7 +188,9 @@ async def _answer(
         user_msg.content,
         history,
         chat_model=(
-            spend.MeteredJsonModel(chat_model, store, services.settings)
+            spend.MeteredJsonModel(
+                chat_model, store, services.settings, tuning.condense_budget_seconds
+            )
             if chat_model.language_model
             else None
         ),
@@ -189,6 +198,8 @@ async def _answer(
         prev_standalone=prev_standalone,
     )
     latency["condense"] = _ms(t)
+    if services.settings.docs_only:  # ARTICLES_DIR: no orders or subscriptions exist here
+        cond = without_customer_data(cond)
 
     # -- retrieve and tools, unless policy sends this straight to a person
     retrieval: RetrievalResult | None = None
@@ -200,16 +211,17 @@ async def _answer(
     else:
         if cond.needs_retrieval:
             t = time.perf_counter()
-            retrieval = await retrieve(
-                user_msg.content,
-                cond.standalone_question,
-                customer.plan if customer else None,
-                customer.locale if customer else None,
-                backend=services.search,
-                embedder=services.embedder,
-                reranker=services.reranker,
-                tuning=tuning,
-            )
+            with budget.deadline(tuning.retrieve_budget_seconds):
+                retrieval = await retrieve(
+                    user_msg.content,
+                    cond.standalone_question,
+                    customer.plan if customer else None,
+                    customer.locale if customer else principal.locale,
+                    backend=services.search,
+                    embedder=services.embedder,
+                    reranker=services.reranker,
+                    tuning=tuning,
+                )
             latency["retrieve"] = _ms(t)
             latency["rerank"] = round(float(retrieval.latency_ms.get("rerank", 0.0)), 1)
         for name in cond.needs_tools:
@@ -245,7 +257,11 @@ async def _answer(
             subscription=subscription,
             reason=decision.reason,
             intent=cond.intent,
-            asked_for=cond.standalone_question,
+            asked_for=problem.first_unresolved(
+                problem.turns_from_metas([m.meta for m in prior if m.role == "assistant"]),
+                problem.Turn(cond.standalone_question, cond.intent, cond.sentiment, failed),
+            ),
+            trigger=user_msg.content,
             sentiment=cond.sentiment,
             failed_turns=failed,
             attempted=_attempted(confidence, top, passage_meta, tool_meta),
@@ -281,7 +297,7 @@ async def _answer(
             fallback_model=services.fallback_model,
             tuning=tuning,
             tool_runner=tools.call if principal.customer_id else None,
-            timeout_seconds=services.settings.anthropic_timeout_seconds,
+            timeout_seconds=None,  # the turn's remaining budget (see budget.deadline above)
         ):
             if isinstance(item, str):
                 await sink.delta(item)
@@ -290,6 +306,8 @@ async def _answer(
         latency["generate"] = _ms(t)
         text = answer.text if answer else ERROR_REPLY
         await spend.record_spend(store, services.settings, answer)
+        if answer is not None and answer.kind == "refused":  # the model declined: a failed turn
+            failed = next_failed_turns(conv.failed_turns, "failed")
 
     latency["total"] = _ms(started)
     meta: dict[str, Any] = {
@@ -314,8 +332,10 @@ async def _answer(
         "model": answer.model if answer else "rules",
         "offTopic": answer is None and not decision.escalate,
         "fallbackReason": answer.fallback_reason if answer else None,
+        "stopReason": answer.stop_reason if answer else None,
         "spendCapReached": capped,
         "retrievalReason": retrieval.reason if retrieval else None,
+        "retrievalErrors": list(retrieval.errors) if retrieval else [],
         "latencyMs": latency,
         "tokens": answer.usage.to_meta() if answer else {"input": 0, "output": 0, "cacheRead": 0},
     }
@@ -335,8 +355,9 @@ async def request_handoff(
     customer = await store.customers.get(principal.customer_id) if principal.customer_id else None
     subscription = await store.subscriptions.for_customer(customer.id) if customer else None
     prior = await store.messages.last(conv.id, 12)
-    last = next((m.meta for m in reversed(prior) if m.role == "assistant"), {})
-    last_question = last.get("condensedQuestion") or ""
+    metas = [m.meta for m in prior if m.role == "assistant"]
+    last = metas[-1] if metas else {}
+    customer_said = next((m.content for m in reversed(prior) if m.role == "user"), None)
     attempted = _attempted(
         last.get("confidence"),
         last.get("topRerankScore"),
@@ -349,8 +370,10 @@ async def request_handoff(
         subscription=subscription,
         reason="explicit",
         intent=conv.last_intent,
-        asked_for=last_question or "(asked for a person)",
-        sentiment=None,
+        asked_for=problem.first_unresolved(problem.turns_from_metas(metas), None)
+        or "(asked for a person)",
+        trigger=customer_said,
+        sentiment=last.get("sentiment"),
         failed_turns=conv.failed_turns,
         attempted=attempted,
         now=datetime.now(UTC),
@@ -489,10 +512,10 @@ async def _remember(
     """Counters, verbatim facts, and (every few turns, off the request path) the summary."""
     store, tuning = services.store, services.tuning
     await store.conversations.record_turn(conv.id, failed_turns=failed, last_intent=intent)
-    new_facts = memory.extract_facts(user_msg.content, user_msg.seq)
-    if new_facts:
-        merged = memory.merge_facts(memory.facts_from_docs(conv.facts), new_facts)
-        await store.conversations.update(conv.id, {"facts": [f.to_doc() for f in merged]})
+    known = {f.key for f in memory.facts_from_docs(conv.facts)}
+    fresh = [f for f in memory.extract_facts(user_msg.content, user_msg.seq) if f.key not in known]
+    if fresh:  # appended one document each: what is remembered is never rewritten
+        await store.conversations.add_facts(conv, [f.to_doc() for f in fresh])
     if memory.should_summarize(conv.turn_count + 1, tuning):
         services.spawn(_summarize(services, conv.id))
 
@@ -506,8 +529,21 @@ async def _summarize(services: Services, conversation_id: str) -> None:
     messages = memory.to_summarize(unsummarized, services.tuning)
     if not messages:
         return
-    model = services.fallback_model if services.settings.llm == "offline" else services.chat_model
-    summary = await memory.summarize(messages, conv.summary, model, services.tuning)
-    await store.conversations.update(
-        conv.id, {"summary": summary, "summarized_through_seq": messages[-1].seq}
+    # the summary is a paid call like any other: under the spend cap, metered, and deadlined
+    model, _ = await spend.chat_model_for_turn(
+        services.chat_model, services.fallback_model, store, services.tuning
     )
+
+    async def meter(usage: Usage) -> None:
+        await spend.add_usage(store, services.settings, usage)
+
+    with budget.detached():  # spawned by a turn, but not bounded by what is left of it
+        summary = await memory.summarize(
+            messages,
+            conv.summary,
+            model if model.language_model else None,
+            services.tuning,
+            meter=meter,
+            timeout_seconds=services.tuning.summary_budget_seconds,
+        )
+    await store.conversations.set_summary(conv, summary, messages[-1].seq)

@@ -100,6 +100,7 @@ def build_packet(
     attempted: dict[str, Any],
     now: datetime,
     tuning: Tuning,
+    trigger: str | None = None,
 ) -> Escalation:
     """Everything a person needs so the customer never repeats themselves."""
     cust: dict[str, Any] | None = None
@@ -123,6 +124,7 @@ def build_packet(
         reason=reason,
         intent=intent,
         asked_for=asked_for,
+        trigger=trigger,
         sentiment=sentiment,
         customer=cust,
         conversation={

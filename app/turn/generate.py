@@ -11,11 +11,17 @@ Rules, in order:
    instead and `fallback_reason` says why; the customer never sees an error.
 4. every `[n]` in the answer is checked against the passages supplied; invalid ones are removed
    and counted (`invalid_citations`).
+5. the model's stop reason decides what a reply is worth: `refusal` → the safe no-answer reply
+   (offering a person), kind `refused`, and the engine counts the turn as failed; `max_tokens` →
+   the text up to its last whole sentence, its citations checked again (a cut with no whole
+   sentence left is a failure, answered by the fallback). `stopReason` goes into the trace.
 
 `stream_answer` is the same turn as text deltas for the SSE endpoint: it yields `str` pieces
 whose concatenation is exactly `Answer.text`, then the `Answer` itself as the last item. A model
 failing mid-stream cannot take back what was shown, so the offline answer is appended after a
-short apology and the failure is recorded the same way.
+short apology and the failure is recorded the same way. A refusal or a `max_tokens` cut is known
+only at the end of the stream: the `Answer` then carries the safe or trimmed text, which is what
+is stored (the widget re-renders the stored message at `done`).
 """
 
 from __future__ import annotations
@@ -23,12 +29,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import re
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
+from app.providers import budget
 from app.providers.chat.base import (
     ChatModel,
     GenerationReply,
@@ -51,7 +59,7 @@ from tuning import Tuning
 
 log = logging.getLogger(__name__)
 
-AnswerKind = Literal["answer", "no_answer", "acknowledgment"]
+AnswerKind = Literal["answer", "no_answer", "acknowledgment", "refused"]
 RULES = "rules"  # the `model` of replies that needed no model
 INTERRUPTED = " …\n\nSorry, my connection dropped while answering. "
 
@@ -69,6 +77,7 @@ class Answer:
     usage: Usage
     latency_ms: int
     tool_calls: tuple[ToolCall, ...] = ()  # tools the model called while answering
+    stop_reason: str | None = None  # the model's, when a model wrote it
 
     def to_meta(self) -> dict[str, Any]:
         """The generation part of the assistant message's `meta` (DESIGN 3)."""
@@ -80,6 +89,7 @@ class Answer:
             "fallbackReason": self.fallback_reason,
             "tokens": self.usage.to_meta(),
             "modelTools": [c.trace() for c in self.tool_calls],
+            "stopReason": self.stop_reason,
         }
 
 
@@ -126,6 +136,7 @@ def _shortcut(
 
 def _request(
     *,
+    round_timeout_seconds: float | None = None,
     question: str,
     original: str,
     passages: Sequence[PassageLike],
@@ -136,7 +147,7 @@ def _request(
     intent: str,
     tool_runner: ToolRunner | None,
 ) -> GenerationRequest:
-    return build_request(
+    request = build_request(
         question=question,
         original=original,
         passages=passages,
@@ -148,6 +159,7 @@ def _request(
         tools=TOOL_SPECS,
         tool_runner=_declared_args_only(tool_runner),
     )
+    return dataclasses.replace(request, round_timeout_seconds=round_timeout_seconds)
 
 
 _DECLARED_ARGS = {
@@ -169,6 +181,26 @@ def _declared_args_only(runner: ToolRunner | None) -> ToolRunner | None:
         return await runner(name, {k: v for k, v in args.items() if k in allowed})
 
     return run
+
+
+# a sentence ends at . ! ? or … (with any citations right after it) before a space or the end
+_SENTENCE_END = re.compile(r"[.!?…](?:\s*\[\d+\])*(?=\s|$)")
+
+
+def trim_to_sentence(text: str) -> str:
+    """`text` up to the end of its last whole sentence (its citations kept), or "" if none."""
+    ends = list(_SENTENCE_END.finditer(text))
+    return text[: ends[-1].end()].rstrip() if ends else ""
+
+
+def _settled(reply: GenerationReply) -> GenerationReply:
+    """A `max_tokens` reply cut back to whole sentences; raises when nothing whole is left."""
+    if reply.stop_reason != "max_tokens":
+        return reply
+    trimmed = trim_to_sentence(reply.text)
+    if not trimmed.strip():
+        raise ProviderError("the reply was cut off (max_tokens) before a whole sentence")
+    return dataclasses.replace(reply, text=trimmed)
 
 
 def _offline_request(request: GenerationRequest) -> GenerationRequest:
@@ -286,6 +318,7 @@ async def generate_answer(
     if short is not None:
         return short
     request = _request(
+        round_timeout_seconds=tuning.generation_round_budget_seconds,
         question=question,
         original=original,
         passages=passages,
@@ -299,7 +332,9 @@ async def generate_answer(
     reason: str | None = None
     reply: GenerationReply | None = None
     try:
-        reply = await _within(chat_model.generate(request), timeout_seconds)
+        reply = _settled(await _within(chat_model.generate(request), _left(timeout_seconds)))
+        if reply.stop_reason == "refusal":
+            return _refused(reply, tool_results, start)
         if not reply.text.strip():
             raise ProviderError("empty reply")
         if not looks_like_text(reply.text):
@@ -328,6 +363,32 @@ async def generate_answer(
         usage=reply.usage,
         latency_ms=_elapsed_ms(start),
         tool_calls=reply.tool_calls,
+        stop_reason=reply.stop_reason,
+    )
+
+
+def _left(timeout_seconds: float | None) -> float | None:
+    """The generation stage's timeout: the caller's, clipped to the turn's remaining budget."""
+    left = budget.remaining()
+    if left is None:
+        return timeout_seconds
+    return left if timeout_seconds is None else min(left, timeout_seconds)
+
+
+def _refused(reply: GenerationReply, tool_results: Sequence[ToolOutcome], start: float) -> Answer:
+    """The model declined: nothing it wrote is shown; the customer is offered a person."""
+    log.warning("chat model %s refused to answer", reply.model)
+    return Answer(
+        text=no_answer_reply(tool_results),
+        kind="refused",
+        citations=(),
+        invalid_citations=0,
+        model=reply.model,
+        fallback_reason="refusal",
+        usage=reply.usage,
+        latency_ms=_elapsed_ms(start),
+        tool_calls=reply.tool_calls,
+        stop_reason="refusal",
     )
 
 
@@ -364,6 +425,7 @@ async def stream_answer(
         yield short
         return
     request = _request(
+        round_timeout_seconds=tuning.generation_round_budget_seconds,
         question=question,
         original=original,
         passages=passages,
@@ -389,6 +451,7 @@ async def stream_answer(
         return out
 
     try:
+        timeout_seconds = _left(timeout_seconds)
         stream = _readable(_timed(chat_model.stream(request), timeout_seconds))
         async with aclosing(stream) as events:
             async for event in events:
@@ -398,6 +461,13 @@ async def stream_answer(
                     yield out
         if reply is None:
             raise ProviderError("stream ended without a final reply")
+        if reply.stop_reason == "refusal":
+            yield _refused(reply, tool_results, start)
+            return
+        if reply.stop_reason == "max_tokens":
+            reply = _settled(dataclasses.replace(reply, text="".join(raw)))
+            yield _final(reply, reply.text, passages, None, start)
+            return
         if not "".join(raw).strip():
             raise ProviderError("empty reply")
     except (ProviderError, TimeoutError) as exc:
@@ -441,4 +511,28 @@ async def stream_answer(
         usage=reply.usage if reply is not None else Usage(),
         latency_ms=_elapsed_ms(start),
         tool_calls=reply.tool_calls if reply is not None else (),
+        stop_reason=reply.stop_reason if reply is not None else None,
+    )
+
+
+def _final(
+    reply: GenerationReply,
+    raw: str,
+    passages: Sequence[PassageLike],
+    reason: str | None,
+    start: float,
+) -> Answer:
+    """An answer whose text is `raw` with its citations checked again (after a trim)."""
+    check = check_citations(raw, len(passages))
+    return Answer(
+        text=check.text.strip(),
+        kind="answer",
+        citations=_citations(check.valid, passages),
+        invalid_citations=check.invalid,
+        model=reply.model,
+        fallback_reason=reason,
+        usage=reply.usage,
+        latency_ms=_elapsed_ms(start),
+        tool_calls=reply.tool_calls,
+        stop_reason=reply.stop_reason,
     )

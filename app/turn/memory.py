@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from app.providers.chat.base import ChatMessage, ChatModel, GenerationRequest
+from app.providers import budget
+from app.providers.chat.base import ChatMessage, ChatModel, GenerationRequest, Usage
 from app.providers.errors import ProviderError
 from app.text import neutralize
 from tuning import TUNING, Tuning
@@ -303,9 +304,13 @@ def build_context(
         for m in last_turns(recent_messages, tuning.verbatim_turns)
         if m.content.strip()
     ]
-    kept_facts = list(facts)
+    kept_facts, dropped_facts = fit_facts(facts, tuning)
     summary = summary.strip()
-    dropped_messages = dropped_facts = 0
+    limit = summary_limit(tuning)
+    truncated = len(summary) > limit
+    if truncated:  # a summary written under an older, larger cap
+        summary = "…" + summary[len(summary) - limit + 1 :].lstrip()
+    dropped_messages = 0
 
     def size() -> int:
         return len(_render(summary, kept_facts, recent))
@@ -316,7 +321,6 @@ def build_context(
     while kept_facts and size() > budget:
         kept_facts.remove(_least_important(kept_facts))
         dropped_facts += 1
-    truncated = False
     while summary and size() > budget:
         overflow = size() - budget
         summary = "…" + summary[overflow + 2 :].lstrip() if overflow + 2 < len(summary) else ""
@@ -360,9 +364,28 @@ def should_summarize(turn_count: int, tuning: Tuning = TUNING) -> bool:
     return every > 0 and turn_count > 0 and turn_count % every == 0
 
 
+CHARS_PER_TOKEN = 4  # a plain estimate for English prose; no tokenizer on the request path
+
+
+def approx_tokens(text: str) -> int:
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
 def summary_limit(tuning: Tuning = TUNING) -> int:
-    """The summary's own cap: a third of the memory budget."""
-    return max(tuning.memory_budget_chars // 3, 200)
+    """The summary's own cap in characters: its token budget (and never over a third of the
+    whole memory budget)."""
+    by_tokens = tuning.memory_summary_tokens * CHARS_PER_TOKEN
+    return max(min(tuning.memory_budget_chars // 3, by_tokens), 200)
+
+
+def fit_facts(facts: Sequence[Fact], tuning: Tuning = TUNING) -> tuple[list[Fact], int]:
+    """The facts within their token budget, dropping the least important (then oldest) first."""
+    kept = list(facts)
+    dropped = 0
+    while kept and approx_tokens("\n".join(f.render() for f in kept)) > tuning.memory_facts_tokens:
+        kept.remove(_least_important(kept))
+        dropped += 1
+    return kept, dropped
 
 
 def _first_sentence(text: str, limit: int) -> str:
@@ -423,12 +446,17 @@ async def summarize(
     previous_summary: str,
     chat_model: ChatModel | None,
     tuning: Tuning = TUNING,
+    *,
+    meter: Callable[[Usage], Awaitable[None]] | None = None,
+    timeout_seconds: float | None = None,
 ) -> str:
     """Fold `messages` (those after `summarizedThroughSeq`) into `previous_summary`.
 
     `chat_model=None` (or the offline provider) gives the extractive summary. A language model
-    writes a short abstractive one; identifiers it dropped are appended, and if it fails the
-    extractive summary is used, so a summary is always produced.
+    writes a short abstractive one; identifiers it dropped are appended, and if it fails, times
+    out (`timeout_seconds`) or is refused or cut off, the extractive summary is used, so a summary
+    is always produced. `meter` receives the call's tokens, whatever became of the reply (they
+    are billed either way).
     """
     if not messages:
         return previous_summary
@@ -447,9 +475,14 @@ async def summarize(
         max_tokens=400,
     )
     try:
-        reply = await chat_model.generate(request)
-    except ProviderError as exc:
-        log.warning("summary model failed, using the extractive summary: %s", exc)
+        reply = await budget.within(chat_model.generate(request), timeout_seconds)
+    except (ProviderError, TimeoutError) as exc:
+        log.warning("summary model failed, using the extractive summary: %r", exc)
+        return extractive_summary(messages, previous_summary, tuning)
+    if meter is not None:
+        await meter(reply.usage)
+    if reply.stop_reason in ("refusal", "max_tokens"):
+        log.warning("summary stopped by %s, using the extractive summary", reply.stop_reason)
         return extractive_summary(messages, previous_summary, tuning)
     text = _SPACES.sub(" ", reply.text).strip()
     if not text:

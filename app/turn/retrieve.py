@@ -2,9 +2,10 @@
 
 `retrieve()` never raises for bad input or a failing provider: it returns a result with
 confidence `none`, empty passages and a `reason`, and logs the reason (never the query text,
-which may hold personal data). A ranker that fails while others succeed is recorded in
-`errors` and the turn continues on the rest; a failing reranker leaves the fused order with no
-rerank scores and confidence `none` (an unscored passage is not evidence).
+which may hold personal data). Without a query vector (the embedder failed or ran out of the
+stage's budget) the lexical ranker still runs. A ranker that fails while others succeed is
+recorded in `errors` and the turn continues on the rest; a failing reranker leaves the fused
+order with no rerank scores and confidence `none` (an unscored passage is not evidence).
 
 Every intermediate ranked list and per-stage latency is kept on the result, so the eval harness
 measures exactly what a turn does.
@@ -23,7 +24,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TypeVar
 
+from app.providers import budget
 from app.providers.embeddings.base import Embedder
+from app.providers.errors import ProviderError
 from app.providers.rerank.base import Reranker
 from app.providers.rerank.offline import OfflineReranker
 from app.search.base import Hit, SearchBackend
@@ -138,13 +141,30 @@ def clean_query(text: str | None, max_chars: int) -> tuple[str, bool]:
     return (cut[:space] if space > 0 else cut).rstrip(), True
 
 
-async def _timed(awaitable: Awaitable[T]) -> tuple[T | BaseException, float]:
+async def _timed(
+    awaitable: Awaitable[T], seconds: float | None = None
+) -> tuple[T | BaseException, float]:
+    """The result (or the exception), and how long it took; bounded by `seconds` and by the
+    stage's remaining budget, whichever ends first. Outside any budget (the eval harness, the
+    benchmarks) nothing is bounded, so offline measurements never depend on machine load."""
     start = time.perf_counter()
     try:
-        result: T | BaseException = await awaitable
+        with budget.deadline(seconds if budget.remaining() is not None else None):
+            async with budget.guard():
+                result: T | BaseException = await awaitable
+    except TimeoutError:
+        result = ProviderError("the retrieval budget ran out", "timeout")
     except Exception as exc:
         result = exc
     return result, (time.perf_counter() - start) * 1000.0
+
+
+class _Skipped(Exception):
+    """A dense ranker not run because there is no query vector (already recorded in errors)."""
+
+
+async def _skipped() -> list[Hit]:
+    raise _Skipped
 
 
 def _valid_vector(vector: Sequence[float]) -> bool:
@@ -208,16 +228,27 @@ async def _retrieve(
     if not base.query:
         return _empty(base, latency, "empty query")
 
-    vector, latency["embed"] = await _timed(embedder.embed_query(base.query))
-    if isinstance(vector, BaseException):
-        return _empty(base, latency, f"embedding failed: {type(vector).__name__}: {vector}")
-    if not _valid_vector(vector):
-        return _empty(base, latency, "embedding failed: empty or non-finite vector")
+    errors: list[str] = []
+    # the query embedding gets a slice of the stage, so the lexical ranker still has time after it
+    embedded, latency["embed"] = await _timed(
+        embedder.embed_query(base.query), tuning.embed_budget_seconds
+    )
+    vector: list[float] | None = None
+    if isinstance(embedded, BaseException):
+        # no query vector (provider down or out of time): the lexical ranker still runs
+        errors.append(f"embed: {type(embedded).__name__}: {embedded}")
+        log.warning("query embedding failed, searching lexically only: %s", embedded)
+    elif not _valid_vector(embedded):
+        errors.append("embed: empty or non-finite vector")
+    else:
+        vector = list(embedded)
 
     filt = base.filter
     outcomes = await asyncio.gather(
         _timed(
             backend.dense_chunks(vector, filt, tuning.vector_limit, tuning.vector_num_candidates)
+            if vector is not None
+            else _skipped()
         ),
         _timed(backend.bm25_articles(base.query, filt, tuning.keyword_limit)),
         _timed(
@@ -228,13 +259,16 @@ async def _retrieve(
                 tuning.ticket_min_quality,
                 tuning.vector_num_candidates,
             )
+            if vector is not None
+            else _skipped()
         ),
     )
-    errors: list[str] = []
     lists: dict[str, list[Hit]] = {}
     for name, (outcome, ms) in zip(RANKERS, outcomes, strict=True):
         latency[name] = ms
-        if isinstance(outcome, BaseException):
+        if isinstance(outcome, _Skipped):
+            lists[name] = []
+        elif isinstance(outcome, BaseException):
             errors.append(f"{name}: {type(outcome).__name__}: {outcome}")
             log.warning("ranker %s failed: %s", name, outcome)
             lists[name] = []
@@ -247,7 +281,8 @@ async def _retrieve(
         dense_tickets=tuple(lists["dense_tickets"]),
         errors=tuple(errors),
     )
-    if len(errors) == 3:
+    ran = [o for o, _ in outcomes if not isinstance(o, _Skipped)]
+    if all(isinstance(o, BaseException) for o in ran):
         return _empty(staged, latency, "search failed: " + "; ".join(errors))
 
     start = time.perf_counter()
@@ -264,7 +299,8 @@ async def _retrieve(
             reranker,
             tuning.rerank_shortlist,
             tuning.rerank_reserved_per_ranker,
-        )
+        ),
+        tuning.rerank_budget_seconds,
     )
     if isinstance(ranked, BaseException):
         errors.append(f"rerank: {type(ranked).__name__}: {ranked}")

@@ -9,7 +9,7 @@ to widen the query.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from app.store import Store
@@ -101,7 +101,6 @@ class SessionTools:
 
     store: Store
     customer_id: str | None
-    calls: list[ToolResult] = field(default_factory=list)
 
     async def call(self, name: str, args: dict[str, Any] | None = None) -> ToolResult:
         args = dict(args or {})
@@ -116,7 +115,6 @@ class SessionTools:
             )
         else:
             result = await getattr(self, f"_{name}")(self.customer_id, args)
-        self.calls.append(result)
         return result
 
     async def _lookupOrder(self, cid: str, args: dict[str, Any]) -> ToolResult:

@@ -110,7 +110,7 @@ async def run(
     repeats: int = 3, limit: int | None = None, tuning: Tuning = TUNING
 ) -> dict[str, Any]:
     cases = load_cases(limit=limit)
-    settings = Settings(_env_file=None, mongodb_uri=None, embedder="local")
+    settings = Settings(_env_file=None, mongodb_uri=None, embedded_store="memory", embedder="local")
     store = open_store(settings)
     try:
         embedder = MiniLMEmbedder(batch_size=tuning.embed_batch_size)

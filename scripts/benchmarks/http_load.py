@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import secrets
 import sys
@@ -198,6 +199,48 @@ class Client:
         for i in range(messages):
             await self.send(QUESTIONS[(self.offset + i) % len(QUESTIONS)])
 
+    async def stream(self, text: str) -> tuple[float, float] | None:
+        """One streamed turn: seconds to the first SSE event, and to the end of the stream."""
+        start = time.perf_counter()
+        first: float | None = None
+        headers = {**self.headers, "Accept": "text/event-stream"}
+        url = f"/v1/conversations/{self.conversation}/messages"
+        try:
+            async with self.http.stream("POST", url, headers=headers, json={"content": text}) as r:
+                if r.status_code != 200:
+                    self.errors[str(r.status_code)] = self.errors.get(str(r.status_code), 0) + 1
+                    return None
+                escalated = False
+                async for line in r.aiter_lines():
+                    if first is None and line.startswith("event:"):
+                        first = time.perf_counter() - start
+                    escalated = escalated or '"escalated": true' in line
+        except httpx.HTTPError as exc:
+            self.errors[type(exc).__name__] = self.errors.get(type(exc).__name__, 0) + 1
+            return None
+        if escalated:
+            await self.new_conversation()
+        return (first if first is not None else math.nan), time.perf_counter() - start
+
+
+async def first_event(http: httpx.AsyncClient, secret: str, turns: int) -> dict[str, Any]:
+    """One client, streamed turns: how soon the first event (the stored message) arrives."""
+    client = Client(http, CUSTOMERS[0], secret, offset=0)
+    await client.open()
+    firsts: list[float] = []
+    totals: list[float] = []
+    for i in range(turns):
+        got = await client.stream(QUESTIONS[i % len(QUESTIONS)])
+        if got is not None:
+            firsts.append(got[0])
+            totals.append(got[1])
+    return {
+        "turns_ok": len(firsts),
+        "errors": client.errors,
+        "first_event": summary_ms(firsts),
+        "stream_total": summary_ms(totals),
+    }
+
 
 async def run_level(
     http: httpx.AsyncClient, secret: str, clients: int, messages: int, deadline_s: float
@@ -238,7 +281,10 @@ async def run_level(
 
 
 async def run(
-    levels: Sequence[tuple[int, int]], warmup_turns: int = 4, deadline_s: float = 240.0
+    levels: Sequence[tuple[int, int]],
+    warmup_turns: int = 4,
+    deadline_s: float = 240.0,
+    streamed_turns: int = 20,
 ) -> dict[str, Any]:
     """`levels`: (concurrent clients, messages per client) pairs, measured in order."""
     progress("starting the app (seeding the embedded store with MiniLM)")
@@ -255,6 +301,8 @@ async def run(
                 results[str(clients)] = await run_level(
                     http, server.identity_secret, clients, messages, deadline_s
                 )
+            progress(f"1 client x {streamed_turns} streamed turns (time to first SSE event)")
+            streamed = await first_event(http, server.identity_secret, streamed_turns)
     base = results[str(levels[0][0])]
     ratios = {
         name: {
@@ -277,6 +325,7 @@ async def run(
         "warmup": {"turns_ok": warm["turns_ok"], "errors": warm["errors"]},
         "levels": results,
         "ratios_vs_first": ratios,
+        "streamed": streamed,
     }
 
 
@@ -327,6 +376,12 @@ def render(result: dict[str, Any]) -> list[str]:
             f"  {name} clients vs {first}: throughput {fmt_ratio(rr['req_per_s'])}, "
             f"p50 {fmt_ratio(rr['p50'])}, p95 {fmt_ratio(rr['p95'])}"
         )
+    st = result["streamed"]
+    lines.append(
+        f"  streamed, 1 client, {st['turns_ok']} turns: first SSE event (the stored message) "
+        f"p50 {st['first_event']['p50_ms']:.1f} ms, p95 {st['first_event']['p95_ms']:.1f} ms; "
+        f"whole stream p50 {st['stream_total']['p50_ms']:.1f} ms"
+    )
     lines.append(
         f"  app start-up (process start to /readyz 200, incl. seeding with MiniLM): "
         f"{result['startup_s']:.1f}s"

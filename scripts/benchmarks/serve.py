@@ -1,7 +1,8 @@
 """Serve the real app for the load benchmark: `python -m scripts.benchmarks.serve`.
 
-Default settings (embedded store seeded on start, local MiniLM embedder, offline reranker and
-chat model) with three changes, all for measuring turns rather than side effects:
+Default settings (the embedded durable store, in a fresh temp directory, seeded on start; local
+MiniLM embedder, offline reranker and chat model) with three changes, all for measuring
+turns rather than side effects:
 
 - the two rate limits are lifted (every client comes from 127.0.0.1 and sends fast);
 - the disk cache of document embeddings is off: the load test repeats a fixed list of
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 import socket
+import tempfile
+from pathlib import Path
 
 import uvicorn
 
@@ -31,6 +34,8 @@ def main() -> None:
     settings = Settings(
         _env_file=None,
         mongodb_uri=None,
+        embedded_store="file",  # the default: every write goes through to SQLite
+        data_dir=Path(tempfile.mkdtemp(prefix="concierge-bench-")),
         embedder="local",
         reranker="offline",
         llm="offline",

@@ -101,7 +101,12 @@ class Prepared:
 
 def eval_settings(reranker: str | None = None) -> Settings:
     """Settings from the environment, forced to a fresh embedded store and the offline LLM."""
-    overrides: dict[str, Any] = {"mongodb_uri": None, "llm": "offline", "seed_on_start": False}
+    overrides: dict[str, Any] = {
+        "mongodb_uri": None,
+        "embedded_store": "memory",
+        "llm": "offline",
+        "seed_on_start": False,
+    }
     if reranker:
         overrides["reranker"] = reranker
     return Settings(**overrides)

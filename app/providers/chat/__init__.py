@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+from app.providers.budget import RetryPolicy
 from app.providers.chat.base import (
     ChatMessage,
     ChatModel,
@@ -18,20 +21,30 @@ from app.providers.chat.base import (
     ToolRunner,
     Usage,
 )
+from app.providers.chat.models import capabilities_for
 from app.providers.chat.offline import OfflineChatModel
 from app.settings import Settings
+from tuning import TUNING, Tuning
 
 
-def build_chat_model(settings: Settings) -> ChatModel:
-    """The configured model (`LLM=offline|anthropic`); a missing key is a `ProviderConfigError`."""
+def build_chat_model(settings: Settings, tuning: Tuning = TUNING) -> ChatModel:
+    """The configured model (`LLM=offline|anthropic`); a missing key is a `ProviderConfigError`.
+
+    Build it once per process: the adapter holds the pooled HTTP client."""
     if settings.llm == "anthropic":
         from app.providers.chat.anthropic import AnthropicChatModel
 
         key = settings.anthropic_api_key.get_secret_value() if settings.anthropic_api_key else None
+        caps = capabilities_for(settings.anthropic_model)
+        if settings.anthropic_cache_min_tokens is not None:
+            caps = dataclasses.replace(caps, cache_min_tokens=settings.anthropic_cache_min_tokens)
         return AnthropicChatModel(
             key,
             model=settings.anthropic_model,
+            capabilities=caps,
             timeout_seconds=settings.anthropic_timeout_seconds,
+            retry=RetryPolicy.from_tuning(tuning),
+            thinking_budget_tokens=settings.anthropic_thinking_budget_tokens,
         )
     return OfflineChatModel()
 

@@ -36,6 +36,8 @@ class Usage:
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    calls: int = 0  # API calls these tokens came from
+    cache_eligible_calls: int = 0  # calls whose marked prefix reached the model's cache minimum
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -43,6 +45,8 @@ class Usage:
             self.output + other.output,
             self.cache_read + other.cache_read,
             self.cache_write + other.cache_write,
+            self.calls + other.calls,
+            self.cache_eligible_calls + other.cache_eligible_calls,
         )
 
     def to_meta(self) -> dict[str, int]:
@@ -52,6 +56,8 @@ class Usage:
             "output": self.output,
             "cacheRead": self.cache_read,
             "cacheWrite": self.cache_write,
+            "calls": self.calls,
+            "cacheEligibleCalls": self.cache_eligible_calls,
         }
 
 
@@ -134,10 +140,16 @@ class GenerationRequest:
     tool_runner: ToolRunner | None = None
     max_tool_rounds: int = MAX_TOOL_ROUNDS
     max_tokens: int = 700
+    # each model call (tool round) gets at most this long, inside the caller's deadline
+    round_timeout_seconds: float | None = None
 
 
 @dataclass(frozen=True)
 class GenerationReply:
+    """`stop_reason` is the API's for the last call: `end_turn`, `tool_use`, `max_tokens` (the
+    text is cut off mid-answer), `refusal` (the model declined; the text must not be shown as an
+    answer), `pause_turn` (only if the adapter's continuation budget ran out)…"""
+
     text: str
     usage: Usage
     model: str

@@ -153,7 +153,9 @@ class ScriptedChatModel:
         if isinstance(item, Interrupt):
             return item
         if isinstance(item, GenerationReply):
-            return GenerationReply(item.text, item.usage, item.model, (*calls, *item.tool_calls))
+            return GenerationReply(
+                item.text, item.usage, item.model, (*calls, *item.tool_calls), item.stop_reason
+            )
         if item is GARBAGE:
             item = GARBAGE_TEXT
         if isinstance(item, dict):

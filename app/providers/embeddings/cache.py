@@ -1,7 +1,9 @@
 """A disk-backed cache of document embeddings, so a restart does not re-embed the corpus.
 
-Keyed by (embedder name, width, sha256 of the text). Only `embed_documents` is cached: queries
-are new text almost every time. The file is a plain `.npz` (keys + matrix), written atomically.
+Keyed by (provider, model and width — in the file name and stored in the file — and the sha256
+of the text): switching `VOYAGE_EMBEDDING_MODEL` or the width never reuses another model's
+vectors. Only `embed_documents` is cached: queries are new text almost every time. The file is
+a plain `.npz` (keys + matrix + identity), written atomically.
 """
 
 from __future__ import annotations
@@ -20,6 +22,13 @@ from app.providers.embeddings.base import Embedder
 log = logging.getLogger(__name__)
 
 
+def cache_identity(embedder: Embedder) -> str:
+    """Provider, model and width: vectors of any other combination are not interchangeable."""
+    model = getattr(embedder, "model", None)
+    parts = [embedder.name] + ([model] if isinstance(model, str) and model != embedder.name else [])
+    return "-".join([*parts, str(embedder.dimensions)])
+
+
 def _key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -27,10 +36,12 @@ def _key(text: str) -> str:
 class CachedEmbedder:
     """Wraps an `Embedder`; misses go to it, hits come from memory (loaded from `path`)."""
 
-    def __init__(self, inner: Embedder, path: Path) -> None:
+    def __init__(self, inner: Embedder, path: Path, identity: str | None = None) -> None:
         self.inner = inner
         self.name = inner.name
         self.dimensions = inner.dimensions
+        # provider, model and width (the file name carries it too; this survives a rename)
+        self.identity = identity or cache_identity(inner)
         self.path = path
         self._vectors: dict[str, list[float]] = {}
         self._dirty = False
@@ -45,6 +56,9 @@ class CachedEmbedder:
             with np.load(self.path, allow_pickle=False) as data:
                 keys, matrix = data["keys"], data["vectors"]
                 if matrix.ndim != 2 or matrix.shape[1] != self.dimensions:
+                    return
+                if "identity" in data and str(data["identity"]) != self.identity:
+                    log.warning("ignoring embedding cache %s: made by another model", self.path)
                     return
                 self._vectors = {
                     str(k): [float(x) for x in row] for k, row in zip(keys, matrix, strict=True)
@@ -62,7 +76,7 @@ class CachedEmbedder:
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".npz")
         os.close(fd)
         try:
-            np.savez(tmp, keys=keys, vectors=matrix)
+            np.savez(tmp, keys=keys, vectors=matrix, identity=np.array(self.identity))
             os.replace(tmp, self.path)
         finally:
             if os.path.exists(tmp):

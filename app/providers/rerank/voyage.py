@@ -1,12 +1,17 @@
-"""Voyage AI rerank API (Voyage's endpoint, or MongoDB's managed one via a base URL)."""
+"""Voyage AI rerank API (Voyage's endpoint, or MongoDB's managed one via a base URL).
+
+Calls go through the process's shared `VoyageConnection` (pooled session, budget-bounded timeout
+and retry, health), the same one the Voyage embedder uses.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from app.providers.errors import ProviderConfigError, ProviderError
+from app.providers.errors import ProviderError
 from app.providers.rerank.base import clamp01
+from app.providers.voyage_connection import VoyageConnection
 
 
 class VoyageReranker:
@@ -15,37 +20,37 @@ class VoyageReranker:
     name = "voyage"
     calibration = "voyage"
 
-    def __init__(
-        self,
-        api_key: str | None,
-        model: str = "rerank-2.5-lite",
-        base_url: str | None = None,
-        client: Any = None,
-    ) -> None:
+    def __init__(self, connection: VoyageConnection, model: str = "rerank-2.5-lite") -> None:
+        self.connection = connection
+        self.health = connection.health
         self.model = model
-        if client is not None:
-            self._client = client
-            return
-        if not api_key:
-            raise ProviderConfigError("RERANKER=voyage needs VOYAGE_API_KEY")
-        from voyageai.client_async import AsyncClient
 
-        kwargs: dict[str, Any] = {"api_key": api_key}
-        if base_url:
-            kwargs["base_url"] = base_url
-        self._client = AsyncClient(**kwargs)
+    async def aclose(self) -> None:
+        await self.connection.aclose()
 
     async def rerank(self, query: str, texts: Sequence[str]) -> list[float]:
         if not texts:
             return []
-        try:
-            res = await self._client.rerank(query, list(texts), model=self.model, truncation=True)
-        except Exception as exc:
-            raise ProviderError(f"voyage rerank failed: {exc}") from exc
+        documents = list(texts)
+
+        async def call() -> Any:
+            return await self.connection.client.rerank(
+                query, documents, model=self.model, truncation=True
+            )
+
+        res = await self.connection.call(call)
         scores = [0.0] * len(texts)
+        seen = 0
         for item in res.results:
             index = int(item.index)
             if not 0 <= index < len(texts):
-                raise ProviderError(f"voyage rerank returned index {index} for {len(texts)} texts")
+                raise ProviderError(
+                    f"voyage rerank returned index {index} for {len(texts)} texts", "bad_response"
+                )
             scores[index] = clamp01(float(item.relevance_score))
+            seen += 1
+        if seen != len(texts):
+            raise ProviderError(
+                f"voyage rerank scored {seen} of {len(texts)} texts", "bad_response"
+            )
         return scores

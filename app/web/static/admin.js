@@ -235,8 +235,21 @@
       stat('Unconfirmed deflections', String(t.unconfirmedDeflections || 0), 'no escalation, no “solved”'),
       stat('Escalated', String(t.escalated || 0), 'handed to a person'),
       stat('Median latency', typeof m.medianLatencyMs === 'number' ? `${Math.round(m.medianLatencyMs)} ms` : '—', 'per answered turn'),
-      stat('LLM spend today', typeof spend.usd === 'number' ? `$${spend.usd.toFixed(2)}` : '—', spend.capReached ? 'daily cap reached — offline fallback' : typeof spend.capUsd === 'number' ? `cap $${spend.capUsd.toFixed(2)}` : '', spend.capReached ? 'warn' : '')
+      stat('LLM spend today', typeof spend.usd === 'number' ? `$${spend.usd.toFixed(2)}` : '—', spend.capReached ? 'daily cap reached — offline fallback' : typeof spend.capUsd === 'number' ? `cap $${spend.capUsd.toFixed(2)}` : '', spend.capReached ? 'warn' : ''),
+      ...providerStats(m)
     );
+  }
+  function providerStats(m) {
+    const out = [];
+    const cache = (m.spend || {}).cache;
+    if (cache && cache.calls) {
+      const sub = cache.alert || `${cache.eligibleCalls} of ${cache.calls} calls cache-eligible; ${cache.creationInputTokens} tokens written`;
+      out.push(stat('Prompt-cache reads today', `${cache.readInputTokens} tokens`, sub, cache.alert ? 'warn' : ''));
+    }
+    for (const [role, p] of Object.entries(m.providers || {})) {
+      if (!p.ok) out.push(stat(`${role} provider`, 'configuration error', p.configError || '', 'warn'));
+    }
+    return out;
   }
   function legend(el, items) {
     el.replaceChildren(
@@ -396,7 +409,14 @@
                 h('td', null, h('span', { class: `badge ${c.status}` }, c.status)),
                 h('td', null, REASON_LABELS[c.reason] || c.reason, c.intent ? h('div', null, h('span', { class: 'chip' }, c.intent)) : null),
                 h('td', null, customerLabel(c.customer)),
-                h('td', null, (c.askedFor || '').length > 90 ? c.askedFor.slice(0, 88) + '…' : c.askedFor || '—'),
+                h(
+                  'td',
+                  null,
+                  (c.askedFor || '').length > 90 ? c.askedFor.slice(0, 88) + '…' : c.askedFor || '—',
+                  c.trigger && c.trigger !== c.askedFor
+                    ? h('div', { class: 'help' }, 'Trigger: “', c.trigger.length > 70 ? c.trigger.slice(0, 68) + '…' : c.trigger, '”', c.sentiment ? ` (${c.sentiment})` : '')
+                    : null
+                ),
                 h('td', null, slaBadge(c)),
                 h('td', null, c.claimedBy || '—')
               )
@@ -526,6 +546,7 @@
       h('h4', null, 'Request'),
       dl([
         ['Asked for', c.askedFor],
+        ['Trigger', c.trigger && c.trigger !== c.askedFor ? `“${c.trigger}”` : null],
         ['Reason', REASON_LABELS[c.reason] || c.reason],
         ['Intent', c.intent ? h('span', { class: 'chip' }, c.intent) : null],
         ['Sentiment', c.sentiment],

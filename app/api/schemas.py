@@ -1,0 +1,332 @@
+"""The shapes of every HTTP response: the API's contract, published in the OpenAPI schema.
+
+Top-level shapes forbid unknown keys, so a route that starts returning a field the contract does
+not name fails its tests instead of drifting silently. A message's `meta` (the turn's trace) is
+typed where clients read it and lets other keys through: `TurnTrace` (the typed turn trace)
+replaces `MessageMeta` when it lands; the customer's and the admin's views stay separate types
+so the public one can be narrowed without touching the admin's.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Confidence = Literal["strong", "weak", "none"]
+Role = Literal["user", "assistant", "agent"]
+IsoTime = str  # ISO 8601 with offset, as stored (e.g. "2026-11-30T09:50:00+00:00")
+
+
+class Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Open(BaseModel):
+    """A shape that also carries keys it does not name (traces, analytics rows)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+# --- messages -------------------------------------------------------------------------------
+
+
+class CitationOut(Open):
+    n: int = Field(description="The [n] in the text.")
+    kind: Literal["doc", "ticket"] | None = None
+    passageId: str | None = None
+    docId: str | None = None
+    title: str | None = None
+    breadcrumb: str | None = None
+    url: str | None = Field(default=None, description="Help page for a doc citation.")
+
+
+class PassageTrace(Open):
+    kind: Literal["doc", "ticket"] | None = None
+    id: str | None = None
+    title: str | None = None
+    breadcrumb: str | None = None
+    rrfScore: float | None = None
+    rerankScore: float | None = None
+
+
+class ToolTrace(Open):
+    tool: str
+    ok: bool
+    found: bool
+
+
+class MessageMeta(Open):
+    """An assistant message's trace (DESIGN 3), or the few keys other roles carry
+    (`masked` on a customer message, `agent`/`caseRef` on an agent reply, `error`)."""
+
+    intent: str | None = None
+    sentiment: str | None = None
+    confidence: Confidence | None = None
+    condensedQuestion: str | None = None
+    topRerankScore: float | None = None
+    escalated: bool | None = None
+    escalationReason: str | None = None
+    caseRef: str | None = None
+    passageCount: int | None = None
+    passages: list[PassageTrace] | None = None
+    tools: list[ToolTrace] | None = None
+    citations: list[CitationOut] | None = None
+    invalidCitations: int | None = None
+    model: str | None = None
+    latencyMs: dict[str, float] | None = None
+    tokens: dict[str, int] | None = None
+    agent: str | None = None
+    masked: bool | None = None
+    error: str | None = None
+
+
+class PublicMessageMeta(MessageMeta):
+    """What the customer's widget receives (today the same keys as the admin's trace)."""
+
+
+class MessageOut(Out):
+    """A message as the customer sees it."""
+
+    id: str
+    seq: int = Field(ge=1)
+    role: Role
+    content: str
+    createdAt: IsoTime
+    meta: PublicMessageMeta
+
+
+class AdminMessageOut(Out):
+    """A message as an agent or admin sees it, with the full trace."""
+
+    id: str
+    seq: int = Field(ge=1)
+    role: Role
+    content: str
+    createdAt: IsoTime
+    meta: MessageMeta
+
+
+# --- customer endpoints ---------------------------------------------------------------------
+
+
+class SessionCustomer(Out):
+    id: str
+    name: str
+    plan: str
+    locale: str = Field(description="Primary language subtag; the widget's labels follow it.")
+
+
+class SessionOut(Out):
+    sessionToken: str
+    anonymous: bool
+    customer: SessionCustomer | None
+    expiresAt: IsoTime
+
+
+class ConversationCreated(Out):
+    id: str
+    status: Literal["open", "escalated", "closed"]
+    createdAt: IsoTime
+
+
+class ConversationOut(ConversationCreated):
+    messages: list[MessageOut]
+
+
+class MessagesOut(Out):
+    status: Literal["open", "escalated", "closed"]
+    messages: list[MessageOut]
+
+
+class TurnOut(Out):
+    """`POST …/messages` without `Accept: text/event-stream`."""
+
+    userMessage: MessageOut
+    reply: MessageOut | None = Field(
+        description="None when the conversation is with a person (the message is queued for them)."
+    )
+
+
+class HandoffOut(Out):
+    caseRef: str
+    message: MessageOut | None = Field(description="None when a case was already open.")
+
+
+class Ok(Out):
+    ok: Literal[True]
+
+
+# --- admin endpoints ------------------------------------------------------------------------
+
+
+class EscalationOut(Out):
+    """A handoff packet (DESIGN 6.3); `breached` is computed when read."""
+
+    caseRef: str
+    conversationId: str
+    status: Literal["open", "claimed", "resolved"]
+    reason: str
+    intent: str | None
+    askedFor: str
+    trigger: str | None = Field(description="The customer's message that set off the handoff.")
+    sentiment: str | None
+    customer: dict[str, Any] | None
+    conversation: dict[str, Any]
+    attempted: dict[str, Any]
+    claimedBy: str | None
+    createdAt: datetime
+    slaDueAt: datetime
+    resolvedAt: datetime | None
+    breached: bool
+
+
+class EscalationEnvelope(Out):
+    escalation: EscalationOut
+
+
+class EscalationDetail(Out):
+    escalation: EscalationOut
+    messages: list[AdminMessageOut]
+
+
+class EscalationList(Out):
+    escalations: list[EscalationOut]
+
+
+class AgentReplyOut(Out):
+    message: AdminMessageOut
+
+
+class MetricsTotals(Out):
+    conversations: int
+    escalated: int
+    deflected: int
+    resolved: int
+    unconfirmedDeflections: int
+    deflectionRate: float | None
+    resolutionRate: float | None
+
+
+class MetricsDay(Out):
+    date: str
+    conversations: int
+    escalated: int
+    deflected: int
+    resolved: int
+
+
+class CacheOut(Out):
+    calls: int = Field(description="Language-model calls today.")
+    eligibleCalls: int = Field(
+        description="Calls whose cacheable prefix reached the model's minimum (given a breakpoint)."
+    )
+    creationInputTokens: int = Field(description="cache_creation_input_tokens today.")
+    readInputTokens: int = Field(description="cache_read_input_tokens today.")
+    alert: str | None = Field(description="Set when eligible calls keep reading 0 from the cache.")
+
+
+class SpendOut(Out):
+    usd: float
+    capUsd: float
+    capReached: bool
+    fallbackTurnsToday: int
+    cache: CacheOut
+
+
+class ProviderHealthOut(Open):
+    """One network provider as this worker sees it (plus provider facts, e.g. prefix tokens)."""
+
+    provider: str
+    ok: bool = Field(description="False while a configuration error (bad key, model) stands.")
+    configError: str | None
+    calls: int
+    failures: dict[str, int] = Field(description="Failed calls by error kind.")
+    lastError: str | None
+    lastErrorAt: IsoTime | None
+
+
+class MetricsOut(Out):
+    from_: str = Field(alias="from")
+    to: str
+    totals: MetricsTotals
+    perDay: list[MetricsDay]
+    confidenceMix: dict[str, int]
+    escalationReasons: dict[str, int]
+    medianLatencyMs: float | None
+    spend: SpendOut
+    providers: dict[str, ProviderHealthOut] = Field(
+        description="Network providers (chat, embeddings, rerank) and their errors, this worker."
+    )
+
+
+class GapOut(Out):
+    intent: str
+    count: int
+    escalated: int
+    avgTopScore: float | None
+    examples: list[str]
+
+
+class GapsOut(Out):
+    gaps: list[GapOut]
+
+
+class CustomerDeletedOut(Out):
+    customerId: str
+    deleted: dict[str, int] = Field(description="Documents deleted, by collection.")
+
+
+class ArticleReviewOut(Out):
+    slug: str
+    title: str
+    audience: str
+    locale: str
+    status: Literal["draft", "published"]
+    reviewFlags: list[str]
+    reviewedBy: str | None
+    reviewedAt: IsoTime | None
+    updatedAt: IsoTime
+
+
+class ReviewsOut(Out):
+    articles: list[ArticleReviewOut]
+
+
+class ArticleEnvelope(Out):
+    article: ArticleReviewOut
+
+
+# --- health and demo ------------------------------------------------------------------------
+
+
+class Health(Out):
+    status: Literal["ok"]
+
+
+class Readiness(Out):
+    store: bool
+    corpus: bool
+    ready: bool
+    storage: dict[str, Any] = Field(description="Which store this process runs on, and where.")
+    error: str | None = None
+    providers: dict[str, ProviderHealthOut] = Field(
+        default_factory=dict, description="Network providers' state (configuration errors)."
+    )
+    degraded: list[str] = Field(
+        default_factory=list,
+        description="Providers with a configuration error: answers fall back offline meanwhile.",
+    )
+
+
+class DemoCustomer(Out):
+    id: str
+    name: str
+    plan: str
+    locale: str
+    identityToken: str
+
+
+class DemoCustomers(Out):
+    customers: list[DemoCustomer]

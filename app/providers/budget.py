@@ -1,0 +1,172 @@
+"""Time budgets for provider calls: a turn's deadline, per-stage budgets inside it, bounded retry.
+
+A turn has one deadline (`tuning.turn_budget_seconds`); each stage (condense, retrieve, each
+generation round, the summary) runs under its own budget, clipped to what is left of the turn.
+The deadline travels in a context variable, like a cancellation scope: the stage that owns the
+budget sets it with `deadline(seconds)`, and an adapter several calls down reads `remaining()` to
+size its HTTP timeout and to decide whether a retry still fits. Nothing here sleeps past it.
+
+`call_with_retries` is the one retry loop every network adapter uses, instead of its SDK's
+(anthropic's SDK would sleep a 45 s `retry-after` inside a 30 s turn; voyageai's retries up to
+its own 600 s timeout). A retry happens only when the failure is retryable, attempts remain, and
+the wait (the server's `retry-after` when it sent one, else exponential backoff) plus a minimal
+attempt still fit in the remaining budget; otherwise the error is raised at once, so the caller
+falls back while the customer is still waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TypeVar
+
+from app.providers.errors import ProviderConfigError, ProviderError
+from tuning import Tuning
+
+T = TypeVar("T")
+
+_DEADLINE: ContextVar[float | None] = ContextVar("provider_deadline", default=None)
+
+
+def remaining() -> float | None:
+    """Seconds left before the innermost deadline (never negative), or None when unbounded."""
+    at = _DEADLINE.get()
+    if at is None:
+        return None
+    return max(0.0, at - time.monotonic())
+
+
+@contextmanager
+def deadline(seconds: float | None) -> Iterator[None]:
+    """Run the block under `seconds` more, but never past an enclosing deadline."""
+    if seconds is None:
+        yield
+        return
+    at = time.monotonic() + max(0.0, seconds)
+    outer = _DEADLINE.get()
+    token = _DEADLINE.set(at if outer is None else min(at, outer))
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+@contextmanager
+def detached() -> Iterator[None]:
+    """Leave the enclosing deadline behind: for work spawned by a turn that outlives it (the
+    summary runs after the reply is sent, under its own budget, not the turn's remainder)."""
+    token = _DEADLINE.set(None)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+GRACE_SECONDS = 0.25  # how long a stage's hard stop waits for an adapter to give up by itself
+
+
+def guard() -> asyncio.Timeout:
+    """A hard stop just after the current deadline, for awaitables that may ignore it.
+
+    Well-behaved adapters size their own timeouts from `remaining()` and raise a `ProviderError`
+    that names the provider and the failure; the grace lets that error win the race."""
+    left = remaining()
+    return asyncio.timeout(None if left is None else left + GRACE_SECONDS)
+
+
+async def within(awaitable: Awaitable[T], seconds: float | None) -> T:
+    """`await awaitable` under a stage budget, cancelled (TimeoutError) when it runs out.
+
+    The budget is also visible to the adapters below through `remaining()`, so a well-behaved
+    adapter gives up on its own with a `ProviderError` naming the provider before this fires.
+    """
+    with deadline(seconds):
+        async with guard():
+            return await awaitable
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How a provider call is retried (values come from `tuning.py`)."""
+
+    max_retries: int = 1  # one retry rides out a blip; more would spend the customer's wait
+    base_delay: float = 0.5  # exponential backoff without a retry-after: 0.5 s, 1 s, 2 s …
+    max_delay: float = 8.0
+    min_attempt_seconds: float = 1.0  # less than this left: don't start (another) attempt
+    call_timeout_seconds: float = 30.0  # cap on one HTTP attempt even with no deadline set
+
+    @classmethod
+    def from_tuning(cls, tuning: Tuning) -> RetryPolicy:
+        return cls(
+            max_retries=tuning.provider_max_retries,
+            base_delay=tuning.provider_retry_base_seconds,
+            min_attempt_seconds=tuning.provider_min_attempt_seconds,
+            call_timeout_seconds=tuning.provider_call_timeout_seconds,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Retryable:
+    """A failure's retry advice: `after` is the server's requested wait (retry-after), if any."""
+
+    error: ProviderError
+    retry: bool
+    after: float | None = None
+
+
+Attempt = Callable[[float], Awaitable[T]]
+"""One try: receives the timeout (seconds) this attempt may use."""
+
+
+async def call_with_retries(
+    attempt: Attempt[T],
+    classify: Callable[[BaseException], Retryable],
+    policy: RetryPolicy,
+    *,
+    provider: str,
+) -> T:
+    """Run `attempt` with a per-try timeout from the budget; retry only while it fits."""
+    tries = 0
+    while True:
+        left = remaining()
+        if left is not None and left < min(policy.min_attempt_seconds, policy.call_timeout_seconds):
+            raise ProviderError(f"{provider}: no time left in the budget ({left:.2f}s)", "timeout")
+        cap = policy.call_timeout_seconds
+        timeout = cap if left is None else min(left, cap)
+        try:
+            async with asyncio.timeout(timeout):
+                return await attempt(timeout)
+        except ProviderConfigError:
+            raise
+        except TimeoutError as exc:
+            advice = Retryable(
+                ProviderError(f"{provider} timed out after {timeout:.1f}s", "timeout"), True
+            )
+            cause: BaseException = exc
+        except Exception as exc:
+            advice = classify(exc)
+            cause = exc
+        if isinstance(advice.error, ProviderConfigError) or not advice.retry:
+            raise advice.error from cause
+        if tries >= policy.max_retries:
+            raise advice.error from cause
+        delay = (
+            advice.after
+            if advice.after is not None
+            else min(policy.base_delay * (2**tries), policy.max_delay)
+        )
+        left = remaining()
+        if delay > policy.call_timeout_seconds or (
+            left is not None and delay + policy.min_attempt_seconds > left
+        ):
+            room = "no deadline" if left is None else f"the {left:.1f}s left"
+            raise ProviderError(
+                f"{advice.error} (a retry after {delay:.1f}s does not fit {room})",
+                advice.error.kind,
+            ) from cause
+        tries += 1
+        await asyncio.sleep(delay)

@@ -1,0 +1,272 @@
+"""Markdown dialects normalised at load: one table row per construct (fixtures written here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.ingest.chunker import chunk_article
+from app.ingest.dialects import Note, NoteIndex, first_paragraph, normalise
+
+SETUP = """Intro to setup.
+
+## Create a vault
+
+1. Open **Settings**.
+2. Select **Create**.
+
+## Delete a vault
+
+Deleting is permanent.
+"""
+REGIONS = """Where the servers are.
+
+> [!abstract] Regions
+> **Europe**: Frankfurt
+> **Asia**: Singapore
+^server-regions
+
+Unrelated paragraph.
+"""
+
+
+def _index() -> NoteIndex:
+    index = NoteIndex()
+    index.add("Sync/Set up sync.md", Note("set-up-sync", SETUP, "Sync"))
+    index.add("Sync/Privacy.md", Note("privacy", REGIONS, "Sync"))
+    index.add("Links.md", Note("links", "See [[Set up sync]].", ""), aliases=["Linking"])
+    return index
+
+
+# (dialect, source, must contain, must not contain)
+CASES: list[tuple[str, str, list[str], list[str]]] = [
+    (
+        "wiki-link with label",
+        "Read [[Set up sync|the setup guide]] first.",
+        ["Read [the setup guide](/help/set-up-sync) first."],
+        ["[["],
+    ),
+    (
+        "wiki-link to a heading, no label",
+        "See [[Set up sync#Delete a vault]].",
+        ["See [Set up sync](/help/set-up-sync)."],
+        ["[[", "#Delete"],
+    ),
+    (
+        "wiki-link by path and by alias",
+        "[[Sync/Privacy]] and [[Linking]]",
+        ["[Privacy](/help/privacy)", "[Linking](/help/links)"],
+        ["[["],
+    ),
+    (
+        "wiki-link to a missing note is plain text",
+        "Ask in [[Community forum|the forum]].",
+        ["Ask in the forum."],
+        ["[[", "](/help"],
+    ),
+    (
+        "wiki-link inside a heading stays plain",
+        "## About [[Set up sync|setup]]\n\nText.",
+        ["## About setup"],
+        ["[[", "](/help"],
+    ),
+    (
+        "callout with title",
+        "> [!warning] Back up first\n> Migrations replace your data.\n> Really.",
+        ["**Back up first**\n\nMigrations replace your data.\nReally."],
+        ["[!warning]", "> "],
+    ),
+    (
+        "foldable callout without title",
+        "> [!tip]- \n> Drag files in.",
+        ["**Tip**\n\nDrag files in."],
+        ["[!tip]", ">"],
+    ),
+    (
+        "nested callout",
+        "> [!note] Outer\n> > [!example] Inner\n> > Nested body.",
+        ["**Outer**", "**Inner**", "Nested body."],
+        ["[!", ">"],
+    ),
+    (
+        "embed of a section",
+        "## Moving\n\n![[Set up sync#Create a vault]]\n\nDone.",
+        ["### Create a vault", "1. Open **Settings**.", "2. Select **Create**.", "Done."],
+        ["![[", "Deleting is permanent", "Intro to setup"],
+    ),
+    (
+        "embed of a block id (a callout)",
+        "Available regions:\n\n![[Sync/Privacy#^server-regions]]",
+        ["**Regions**", "**Europe**: Frankfurt", "**Asia**: Singapore"],
+        ["![[", "^server-regions", "Unrelated paragraph", "[!abstract]"],
+    ),
+    (
+        "embed of a whole note",
+        "![[Links]]",
+        ["See [Set up sync](/help/set-up-sync)."],
+        ["![["],
+    ),
+    (
+        "embed of a missing note falls back to its name",
+        "![[Nowhere]]",
+        ["Nowhere"],
+        ["![["],
+    ),
+    (
+        "image embed becomes its alt text, size dropped",
+        "The picker: ![[vault-picker.png|Vault picker|300]] appears.",
+        ["The picker: Vault picker appears."],
+        ["![[", "300", ".png"],
+    ),
+    (
+        "icon embed without alt text disappears",
+        "Select ![[lucide-cog.svg#icon]] **Settings**, or the icon ![[lucide-x.svg#icon]].",
+        ["Select **Settings**, or the icon."],
+        ["![[", "lucide"],
+    ),
+    (
+        "local markdown image becomes its alt text; remote one stays",
+        "![Search pane](../img/search.png) and ![logo](https://example.com/l.png)",
+        ["Search pane and ![logo](https://example.com/l.png)"],
+        ["search.png"],
+    ),
+    (
+        "MkDocs admonition",
+        '!!! note "Before you start"\n    You need an account.\n\n    Sign in first.\n\nNext.',
+        ["**Before you start**\n\nYou need an account.\n\nSign in first.", "Next."],
+        ["!!!", "    You"],
+    ),
+    (
+        "MkDocs admonition with an explicitly empty title",
+        '!!! note ""\n    Just the body.',
+        ["Just the body."],
+        ["**Note**", "!!!"],
+    ),
+    (
+        "MkDocs collapsible admonition without title",
+        "??? question\n    Is it free?",
+        ["**Question**\n\nIs it free?"],
+        ["???"],
+    ),
+    (
+        "MkDocs content tabs with icons and code",
+        '=== ":material-apple: macOS"\n\n    Press Cmd.\n\n    ```\n    brew install x\n    ```\n\n'
+        '=== "Windows"\n    Press Ctrl.\n',
+        ["**macOS**\n\nPress Cmd.\n\n```\nbrew install x\n```", "**Windows**\n\nPress Ctrl."],
+        ["===", ":material-apple:", "    ```"],
+    ),
+    (
+        "MkDocs attribute lists dropped",
+        "## Setup { #setup }\n\n[Get started](start.md){ .md-button .md-button--primary }",
+        ["## Setup\n", "[Get started](start.md)\n"],
+        ["{ #setup }", ".md-button"],
+    ),
+    (
+        "Docusaurus admonition with title",
+        ":::tip Faster\nUse the keyboard.\n:::",
+        ["**Faster**\n\nUse the keyboard."],
+        [":::"],
+    ),
+    (
+        "Docusaurus admonition with bracket title, nested",
+        ":::danger[Careful]\nOuter.\n::::info\nInner.\n::::\n:::",
+        ["**Careful**", "Outer.", "**Info**", "Inner."],
+        [":::"],
+    ),
+    (
+        "HTML and Obsidian comments stripped",
+        "Keep <!-- secret\nmultiline --> this %%hidden%% text.",
+        ["Keep this text."],
+        ["secret", "hidden", "<!--", "%%"],
+    ),
+    (
+        "JSX components dropped, text and tab labels kept",
+        '<Tabs>\n<TabItem value="mac" label="macOS">\nPress <kbd>Cmd</kbd>+K.\n</TabItem>\n</Tabs>',
+        ["**macOS**", "Press Cmd+K."],
+        ["<Tabs", "TabItem", "<kbd>"],
+    ),
+    (
+        "block ids and highlights",
+        "An ==important== fact. ^fact-1\n\n^orphan",
+        ["An important fact."],
+        ["^fact-1", "^orphan", "=="],
+    ),
+    (
+        "escaped wiki-link syntax is shown as code",
+        r"Use the \[\[double bracket\]\] syntax.",
+        ["Use the `[[double bracket]]` syntax."],
+        ["\\["],
+    ),
+    (
+        "fenced code is never rewritten",
+        "```md\n![[Set up sync]]\n> [!note]\n<!-- c -->\n```",
+        ["```md\n![[Set up sync]]\n> [!note]\n<!-- c -->\n```"],
+        [],
+    ),
+    (
+        "inline code is never rewritten",
+        "Type `[[Set up sync]]` or `==x==`.",
+        ["Type `[[Set up sync]]` or `==x==`."],
+        ["(/help/"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "present", "absent"),
+    [c[1:] for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_dialect(source: str, present: list[str], absent: list[str]) -> None:
+    out = normalise(source, _index(), folder="Sync")
+    for text in present:
+        assert text in out, out
+    for text in absent:
+        assert text not in out, out
+
+
+def test_mdx_imports_and_comments_are_dropped_only_in_mdx() -> None:
+    source = "import Tabs from '@theme/Tabs';\nexport const x = 1;\n\n{/* draft */}Hello.\n"
+    assert normalise(source, mdx=True).strip() == "Hello."
+    assert "import Tabs" in normalise(source, mdx=False)
+
+
+def test_unresolved_embeds_are_reported_as_warnings() -> None:
+    warnings: list[str] = []
+    normalise("![[Nowhere]]\n\n![[Set up sync#No such heading]]", _index(), warnings=warnings)
+    assert len(warnings) == 2
+    assert "no note named 'Nowhere'" in warnings[0]
+    assert "no such heading" in warnings[1]
+
+
+def test_embed_cycles_and_self_embeds_stop() -> None:
+    index = NoteIndex()
+    index.add("a.md", Note("a", "A text.\n\n![[b]]", ""))
+    index.add("b.md", Note("b", "B text.\n\n![[a]]", ""))
+    out = normalise("A text.\n\n![[b]]", index, self_slug="a")
+    assert out.count("A text.") == 1 and out.count("B text.") == 1
+
+
+def test_embedded_section_is_chunked_under_the_embedding_section() -> None:
+    body = normalise("## Moving\n\nSteps:\n\n![[Set up sync#Create a vault]]", _index())
+    crumbs = [c.breadcrumb for c in chunk_article("Move", body, 2000, 0)]
+    assert "Move › Moving › Create a vault" in crumbs
+
+
+def test_code_blocks_and_tables_inside_callouts_stay_whole() -> None:
+    source = (
+        "> [!example] Query\n> ```sql\n> select 1;\n> ```\n>\n"
+        "> | Plan | Limit |\n> |---|---|\n> | Free | 1 GB |\n"
+    )
+    body = normalise(source)
+    assert "```sql\nselect 1;\n```" in body
+    chunks = chunk_article("Limits", body, 2000, 0)
+    (table,) = [c for c in chunks if c.kind == "table"]
+    assert "| Free | 1 GB |" in table.text
+
+
+def test_first_paragraph_skips_headings_labels_and_lists() -> None:
+    body = "# Title\n\n**Note**\n\n- item\n\nThe [real](/help/x) *first* paragraph. More."
+    assert first_paragraph(body) == "The real first paragraph. More."
+    long = "Sentence one is here. " * 30
+    assert first_paragraph(long, limit=100).endswith(".")
+    assert len(first_paragraph(long, limit=100)) <= 100
