@@ -329,6 +329,15 @@ def test_agent_reply_while_on_another_page_is_unread(sites: Any, page: Any) -> N
     assert events(page, "message")[-1]["role"] == "agent"
     open_panel(page)
     assert badge.is_hidden() and events(page, "unreadCountChange")[-1] == {"count": 0}
+    # Read is recorded on the server too (the count survives this browser's storage).
+    conv = widget_state(page)["conversationId"]
+    last = page.locator(f"{WIDGET} .msg.agent").get_attribute("data-seq")
+    for _ in range(50):
+        stored = live.run(live.store.conversations.get(conv))
+        if stored.read_seq == int(last):
+            break
+        page.wait_for_timeout(100)
+    assert stored.read_seq == int(last)
     assert_clean(page)
 
 

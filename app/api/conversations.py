@@ -73,6 +73,10 @@ class MessageFeedbackIn(BaseModel):
     comment: str | None = Field(default=None, max_length=2000)
 
 
+class ReadIn(BaseModel):
+    seq: int = Field(ge=0, description="The last message seq the customer has now seen.")
+
+
 class ConversationFeedbackIn(BaseModel):
     resolved: bool
     comment: str | None = Field(default=None, max_length=2000)
@@ -356,4 +360,15 @@ async def conversation_feedback(
     conv = await owned(services, principal, conversation_id)
     await services.store.feedback.add(conv.id, resolved=body.resolved, comment=body.comment)
     await services.store.conversations.update(conv.id, {"resolved": body.resolved})
+    return {"ok": True}
+
+
+@router.post("/conversations/{conversation_id}/read", response_model=Ok)
+async def mark_read(
+    conversation_id: str, body: ReadIn, principal: PrincipalDep, services: ServicesDep
+) -> dict[str, Any]:
+    """The customer has seen the conversation up to `seq`: unread counts follow them across
+    pages and devices (`readSeq` in the conversation)."""
+    conv = await owned(services, principal, conversation_id)
+    await services.store.conversations.mark_read(conv.id, min(body.seq, conv.last_seq))
     return {"ok": True}

@@ -1027,7 +1027,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     const res = await api('/v1/conversations', { method: 'POST', body: {} });
     const c = await res.json();
     if (myGen !== gen) throw new WidgetError('stale', 'identity changed');
-    Object.assign(st, { conversationId: c.id, lastSeq: 0, readSeq: 0, status: c.status || 'open', caseRef: null, resolved: null, feedback: {} });
+    Object.assign(st, { conversationId: c.id, lastSeq: 0, readSeq: 0, serverReadSeq: 0, status: c.status || 'open', caseRef: null, resolved: null, feedback: {} });
     save();
     return c.id;
   }
@@ -1037,7 +1037,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
   function forgetConversation(note) {
     stopListening();
     held.length = 0;
-    Object.assign(st, { conversationId: null, lastSeq: 0, readSeq: 0, status: null, caseRef: null, resolved: null, feedback: {} });
+    Object.assign(st, { conversationId: null, lastSeq: 0, readSeq: 0, serverReadSeq: 0, status: null, caseRef: null, resolved: null, feedback: {} });
     save();
     shownCases.clear();
     resolvedBar.hidden = true;
@@ -1163,6 +1163,28 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     st.readSeq = Math.max(st.readSeq || 0, st.lastSeq || 0);
     save();
     setUnread(0);
+    syncRead();
+  }
+  // The read mark also lives on the server, so the count is right on the next page, in the
+  // next tab and on the customer's other devices.
+  let readTimer = 0;
+  function syncRead() {
+    clearTimeout(readTimer);
+    readTimer = setTimeout(() => {
+      const seq = st.readSeq || 0;
+      if (!st.conversationId || !st.sessionToken || seq <= (st.serverReadSeq || 0)) return;
+      const conv = st.conversationId;
+      api(convPath('/read'), { method: 'POST', body: { seq } })
+        .then(() => {
+          if (conv === st.conversationId) {
+            st.serverReadSeq = Math.max(st.serverReadSeq || 0, seq);
+            save();
+          }
+        })
+        .catch(() => {
+          /* the local mark still holds; the next read retries */
+        });
+    }, 400);
   }
   function setUnread(n) {
     const changed = n !== unread;
@@ -1450,7 +1472,10 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     fillMessage(s.el, message);
     if (message.id) rendered.set(message.id, s.el);
     if (message.seq) st.lastSeq = Math.max(st.lastSeq || 0, message.seq);
-    if (isOpen) st.readSeq = Math.max(st.readSeq || 0, st.lastSeq || 0);
+    if (isOpen) {
+      st.readSeq = Math.max(st.readSeq || 0, st.lastSeq || 0);
+      syncRead();
+    }
     save();
     const meta = message.meta || {};
     if (meta.escalated && meta.caseRef) showEscalation(meta.caseRef, meta.escalationReason);
@@ -1691,6 +1716,10 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
       clearLog();
       const msgs = c.messages || [];
       if (st.readSeq === undefined) st.readSeq = st.lastSeq || 0; // state saved by an older widget
+      if (typeof c.readSeq === 'number') {
+        st.serverReadSeq = Math.max(st.serverReadSeq || 0, c.readSeq);
+        st.readSeq = Math.max(st.readSeq, c.readSeq); // seen elsewhere counts as seen
+      }
       let fresh = 0;
       for (const m of msgs) {
         renderMessage(m);
