@@ -48,6 +48,12 @@ class Settings(BaseSettings):
     anthropic_timeout_seconds: float = Field(
         default=30.0, description="Cap on one HTTP call; turn stages have budgets in tuning.py."
     )
+    anthropic_cache_min_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Override the model's minimum cacheable prefix from app/providers/chat/"
+        "models.py (e.g. once Anthropic confirms it); check the admin metrics' cache alert after.",
+    )
     anthropic_thinking_budget_tokens: int = Field(
         default=0,
         ge=0,

@@ -134,10 +134,11 @@ async def _timed(
     awaitable: Awaitable[T], seconds: float | None = None
 ) -> tuple[T | BaseException, float]:
     """The result (or the exception), and how long it took; bounded by `seconds` and by the
-    stage's remaining budget, whichever ends first."""
+    stage's remaining budget, whichever ends first. Outside any budget (the eval harness, the
+    benchmarks) nothing is bounded, so offline measurements never depend on machine load."""
     start = time.perf_counter()
     try:
-        with budget.deadline(seconds):
+        with budget.deadline(seconds if budget.remaining() is not None else None):
             async with budget.guard():
                 result: T | BaseException = await awaitable
     except TimeoutError:
