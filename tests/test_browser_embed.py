@@ -612,6 +612,23 @@ def test_anonymous_german_visitor_gets_german_labels_and_articles(sites: Any, pa
     assert_clean(page)
 
 
+def test_a_visitor_who_switches_language_before_asking_gets_that_language(
+    sites: Any, page: Any
+) -> None:
+    live, host = sites
+    boot_page(page, host, lang="en")
+    open_panel(page)
+    ask(page, "How do I reset my password?")
+    page.locator(f"{WIDGET} .hbtn:not(.close)").click()  # a new conversation, same session
+    page.evaluate("() => Concierge('setLocale', 'de')")
+    answer = ask(page, "Wie setze ich mein Passwort zurück?")
+    conv = widget_state(page)["conversationId"]
+    stored = live.run(live.store.messages.get(conv, answer.get_attribute("data-id")))
+    docs = [p for p in stored.meta["passages"] if p["kind"] == "doc"]
+    assert {live.run(article_locale(live, p["docId"])) for p in docs} == {"de"}
+    assert_clean(page)
+
+
 # ---------------------------------------------------------------- 14. networking and privacy
 def test_typing_at_once_long_answers_from_the_start_and_no_trace_broadcast(
     sites: Any, page: Any

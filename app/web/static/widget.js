@@ -2170,7 +2170,15 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
       cfg.offsetY = num(o.offset.y, cfg.offsetY);
     }
     applyLook();
+    const before = lang;
     setLang(chooseLang(st.customer && st.customer.locale));
+    if (lang !== before && st.sessionToken && !st.customer && !st.conversationId) {
+      // A visitor's language travels in their session: before the first question, a new
+      // language means a new session (after it, the conversation keeps the one it began with).
+      revoke(st.sessionToken);
+      st.sessionToken = null;
+      save();
+    }
     applyLabels();
     syncLaunchers();
   }
