@@ -83,9 +83,9 @@ class MessageMeta(Open):
 
 
 class PublicMessageMeta(MessageMeta):
-    """What the customer's widget receives: the admin's trace without why a provider failed
-    (`fallbackReason`, exception text), the spend-cap state, token counts or model tool calls
-    (`app.api.views.ADMIN_ONLY_META`); `fallback` says only that one happened."""
+    """What the customer's widget receives: the admin's trace without why a provider or a search
+    failed (`fallbackReason`, `retrievalReason`: exception text) or the spend-cap state
+    (`app.api.views.ADMIN_ONLY_META`); `fallback` says only that a fallback happened."""
 
     fallback: bool | None = None
 

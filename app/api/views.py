@@ -10,9 +10,9 @@ from pydantic import BaseModel
 from app.store.models import Conversation, Escalation, Message
 from app.turn.escalate import is_breached
 
-# Operator-only parts of a reply's trace: why a provider failed (exception text) and the state of
-# the spend cap. Customers see that a fallback happened, not why.
-ADMIN_ONLY_META = frozenset({"fallbackReason", "spendCapReached", "modelTools", "tokens"})
+# Operator-only parts of a reply's trace: why a provider or a search failed (exception text) and
+# the state of the spend cap. Customers see that a fallback happened, not why.
+ADMIN_ONLY_META = frozenset({"fallbackReason", "spendCapReached", "retrievalReason"})
 
 
 def message_view(m: Message, *, admin: bool = False) -> dict[str, Any]:
