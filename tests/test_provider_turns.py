@@ -22,7 +22,7 @@ from app.providers.voyage_connection import VoyageConnection
 from app.services import probe_providers
 from app.turn import engine
 from tests.apihelp import ADMIN, Api, running_app
-from tests.fake_anthropic import MessagesAPI
+from tests.fake_anthropic import MessagesAPI, message, sse, tool_use
 from tests.fake_voyage import API_KEY, FakeVoyage
 from tuning import TUNING
 
@@ -187,3 +187,44 @@ async def _add(spend: Any, eligible: int, read: int, write: int) -> None:
         0.0, 0, 0, cache_read=read, cache_write=write, calls=eligible, cache_eligible_calls=eligible
     )
     await asyncio.sleep(0)
+
+
+def test_a_whole_turn_over_the_wire_format_fake(api: Api) -> None:
+    """Condensation (forced JSON tool) and a streamed answer through the Anthropic adapter and
+    the wire-format fake: what was stored, and what was billed."""
+    condensed = {
+        "standaloneQuestion": "How do I update the Room Panel firmware?",
+        "intent": "how_to",
+        "needsRetrieval": True,
+        "needsTools": [],
+        "sentiment": "neutral",
+        "mentionedOrderId": None,
+        "explicitHumanRequest": False,
+    }
+    fake = MessagesAPI().add(
+        message(tool_use("record_output", condensed), stop_reason="tool_use"),
+        sse("Open the admin console and start the update [1].", "It takes a few minutes [1]."),
+    )
+    original = (api.services.chat_model, api.services.reranker)
+    api.services.chat_model = fake.model()
+    strong_passages(api)
+    before = api.run(api.services.store.spend.counters_today)
+    try:
+        h = api.session("cus_castellan")
+        conv = api.conversation(h)
+        events = api.stream(h, conv, "how do i update the panel firmware")
+    finally:
+        api.services.chat_model, api.services.reranker = original
+    done = [data for name, data in events if name == "done"][-1]
+    stored = done["message"]
+    meta = stored["meta"]
+    assert meta["model"].startswith("anthropic:") and meta["stopReason"] == "end_turn"
+    assert meta["condensation"]["source"] == "model"
+    assert meta["condensedQuestion"] == condensed["standaloneQuestion"]
+    assert stored["content"].endswith("It takes a few minutes [1].")
+    assert meta["tokens"]["calls"] == 1 and meta["tokens"]["cacheEligibleCalls"] == 0
+    condense_body, answer_body = fake.bodies
+    assert condense_body["tool_choice"] == {"type": "tool", "name": "record_output"}
+    assert answer_body["stream"] is True and "cache_control" not in answer_body["system"][0]
+    after = api.run(api.services.store.spend.counters_today)
+    assert after["calls"] - before["calls"] == 2  # the condensation and the answer, both billed
