@@ -3,9 +3,10 @@
     python -m scripts.outage_drill
 
 Runs the app offline (fake embedder for the corpus, production `tuning.py` budgets), then swaps
-in the Voyage embedder and reranker pointed at a local server that accepts requests and never
-replies, sends one customer message through the HTTP API and prints the stored trace: how long
-the turn took, what each stage reported, and what the customer got. Nothing leaves the machine.
+in the Voyage embedder (for the router and retrieval) and reranker pointed at a local server that
+accepts requests and never replies, sends two customer messages through the HTTP API and prints
+the stored traces: how long each turn took, what each stage reported, what the customer got.
+Nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -27,24 +28,30 @@ def main() -> None:
         conn = VoyageConnection(
             API_KEY, base_url=fake.base_url, retry=RetryPolicy.from_tuning(TUNING)
         )
-        api.services.embedder = VoyageEmbedder(conn, model="voyage-3.5", dimensions=256)
+        voyage = VoyageEmbedder(conn, model="voyage-3.5", dimensions=256)
+        api.services.embedder = api.services.router.embedder = voyage
         api.services.reranker = VoyageReranker(conn)
         try:
             h = api.session("cus_castellan")
             conv = api.conversation(h)
-            out = api.send(h, conv, "How do I update the room panel firmware?")
+            outs = [
+                api.send(h, conv, "How do I update the room panel firmware?"),
+                api.send(h, conv, "And how do I reset the room panel?"),
+            ]
         finally:
             api.run(conn.aclose)
             api.run(served.__aexit__, None, None, None)
-        meta = out["reply"]["meta"]
-        print(f"turn total: {meta['latencyMs']['total']:.0f} ms ({meta['latencyMs']})")
-        for error in meta["retrievalErrors"]:
-            print(f"retrieval error: {error}")
-        print(
-            f"confidence {meta['confidence']}, {meta['passageCount']} lexical passages, "
-            f"answered by {meta['model']}; Voyage requests made: {len(fake.requests)}"
-        )
-        print(f"reply: {out['reply']['content'][:160]}")
+        for n, out in enumerate(outs, start=1):
+            meta = out["reply"]["meta"]
+            print(f"turn {n} total: {meta['latencyMs']['total']:.0f} ms ({meta['latencyMs']})")
+            for error in meta["retrievalErrors"]:
+                print(f"  retrieval error: {error}")
+            print(
+                f"  intent {meta['intent']}, confidence {meta['confidence']}, "
+                f"{meta['passageCount']} lexical passages, answered by {meta['model']}"
+            )
+            print(f"  reply: {out['reply']['content'][:120]}")
+        print(f"Voyage requests made in both turns: {len(fake.requests)}")
 
 
 if __name__ == "__main__":
