@@ -241,6 +241,15 @@ def shot(page: Any, name: str, full_page: bool = False) -> Path:
 WIDGET = "#concierge-widget"
 
 
+def demo_settled(page: Any) -> None:
+    """The /demo console has applied its own starting identity (it does so once its customer
+    list arrives): only after this may a test call `Concierge.identify` without a race."""
+    page.wait_for_function(
+        """() => window.Concierge && /^(Session:|Signed in)/.test(
+            (document.querySelector('#session-status') || {}).textContent || '')"""
+    )
+
+
 def open_widget(page: Any) -> None:
     page.wait_for_function("() => window.Concierge && window.Concierge.__widget")
     page.locator(f"{WIDGET} .launcher").click()

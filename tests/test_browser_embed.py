@@ -329,6 +329,15 @@ def test_agent_reply_while_on_another_page_is_unread(sites: Any, page: Any) -> N
     assert events(page, "message")[-1]["role"] == "agent"
     open_panel(page)
     assert badge.is_hidden() and events(page, "unreadCountChange")[-1] == {"count": 0}
+    # Read is recorded on the server too (the count survives this browser's storage).
+    conv = widget_state(page)["conversationId"]
+    last = page.locator(f"{WIDGET} .msg.agent").get_attribute("data-seq")
+    for _ in range(50):
+        stored = live.run(live.store.conversations.get(conv))
+        if stored.read_seq == int(last):
+            break
+        page.wait_for_timeout(100)
+    assert stored.read_seq == int(last)
     assert_clean(page)
 
 
@@ -603,6 +612,23 @@ def test_anonymous_german_visitor_gets_german_labels_and_articles(sites: Any, pa
     assert_clean(page)
 
 
+def test_a_visitor_who_switches_language_before_asking_gets_that_language(
+    sites: Any, page: Any
+) -> None:
+    live, host = sites
+    boot_page(page, host, lang="en")
+    open_panel(page)
+    ask(page, "How do I reset my password?")
+    page.locator(f"{WIDGET} .hbtn:not(.close)").click()  # a new conversation, same session
+    page.evaluate("() => Concierge('setLocale', 'de')")
+    answer = ask(page, "Wie setze ich mein Passwort zurück?")
+    conv = widget_state(page)["conversationId"]
+    stored = live.run(live.store.messages.get(conv, answer.get_attribute("data-id")))
+    docs = [p for p in stored.meta["passages"] if p["kind"] == "doc"]
+    assert {live.run(article_locale(live, p["docId"])) for p in docs} == {"de"}
+    assert_clean(page)
+
+
 # ---------------------------------------------------------------- 14. networking and privacy
 def test_typing_at_once_long_answers_from_the_start_and_no_trace_broadcast(
     sites: Any, page: Any
@@ -643,16 +669,40 @@ def test_typing_at_once_long_answers_from_the_start_and_no_trace_broadcast(
     assert_clean(page)
 
 
-def test_polling_a_failing_server_backs_off(sites: Any, page: Any) -> None:
+def test_a_persons_reply_is_pushed_over_the_open_stream(sites: Any, page: Any) -> None:
+    live, host = sites
+    boot_page(page, host)
+    open_panel(page)
+    page.locator(f"{WIDGET} .handoff").click()
+    case_ref = page.locator(f"{WIDGET} .notice.escalation").get_attribute("data-case-ref")
+    page.wait_for_function("() => window.Concierge.state.live")
+    gets: list[Any] = []
+    page.on(
+        "request",
+        lambda r: gets.append(r) if r.method == "GET" and "/messages?after=" in r.url else None,
+    )
+    live.admin(
+        "POST",
+        f"/v1/admin/escalations/{case_ref}/reply",
+        json={"agent": "Ana", "content": "Hi, Ana here."},
+    )
+    page.locator(f"{WIDGET} .msg.agent").wait_for(timeout=10_000)
+    # No JSON polling: the reply came down the event stream that was already open (a stream
+    # that happened to end meanwhile is reopened as a stream too).
+    assert all(r.headers.get("accept") == "text/event-stream" for r in gets)
+    assert_clean(page)
+
+
+def test_a_failing_server_is_retried_less_and_less_often(sites: Any, page: Any) -> None:
     _live, host = sites
     boot_page(page, host)
     open_panel(page)
     ask(page, "How do I reset my password?")
-    assert widget_state(page)["pollDelayMs"] == 3000
-    polls: list[str] = []
+    page.wait_for_function("() => window.Concierge.state.live")
+    failures: list[str] = []
 
     def down(route: Any) -> None:
-        polls.append(route.request.url)
+        failures.append(route.request.url)
         route.fulfill(
             status=503,
             headers={"access-control-allow-origin": "*", "content-type": "application/json"},
@@ -660,9 +710,10 @@ def test_polling_a_failing_server_backs_off(sites: Any, page: Any) -> None:
         )
 
     page.route("**/v1/conversations/*/messages?after=*", down)
-    page.wait_for_function("() => window.Concierge.state.pollDelayMs >= 12000", timeout=20_000)
-    assert len(polls) == 2  # 3 s, then 6 s; the next waits 12 s (and so on, up to a minute)
+    page.evaluate("() => { Concierge('close'); Concierge('open'); }")  # a fresh stream
+    page.wait_for_function("() => window.Concierge.state.pollDelayMs >= 12000", timeout=30_000)
+    assert len(failures) == 3  # then waits of 3 s and 6 s; the next wait is 12 s, up to 60 s
     page.unroute("**/v1/conversations/*/messages?after=*")
-    page.evaluate("() => window.dispatchEvent(new Event('online'))")
-    page.wait_for_function("() => window.Concierge.state.pollDelayMs === 3000")
+    page.evaluate("() => window.dispatchEvent(new Event('online'))")  # back: at once
+    page.wait_for_function("() => window.Concierge.state.live")
     assert_clean(page, allow_failed_requests=True)

@@ -131,7 +131,7 @@ def test_talk_to_a_person_then_an_agent_reply_reaches_the_widget(
 ) -> None:
     customer = live.customer("pro")
     page.goto(f"{live.base_url}/demo")
-    page.wait_for_function("() => window.Concierge")
+    bh.demo_settled(page)
     page.evaluate("t => window.Concierge.identify(t)", customer["identityToken"])
     open_widget(page)
     ask_in_widget(page, "My room panel shows a blinking amber light")
@@ -201,6 +201,7 @@ def test_conversation_survives_reload_and_is_kept_per_identity(live: bh.LiveApp,
     anon_conversation = widget_state(page)["conversationId"]
 
     page.reload()
+    bh.demo_settled(page)
     open_widget(page)
     page.locator(f'{WIDGET} .msg[data-id="{first_id}"]').wait_for()
     assert widget_state(page)["conversationId"] == anon_conversation
@@ -389,7 +390,7 @@ def test_bad_identity_token_is_reported_not_silently_downgraded(
     live: bh.LiveApp, page: Any
 ) -> None:
     page.goto(f"{live.base_url}/demo")
-    page.wait_for_function("() => window.Concierge")
+    bh.demo_settled(page)
     open_widget(page)
     forged = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjdXNfY2FzdGVsbGFuIn0.forged"  # sub cus_castellan
     page.evaluate("t => window.Concierge.identify(t)", forged)

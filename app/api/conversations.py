@@ -73,6 +73,10 @@ class MessageFeedbackIn(BaseModel):
     comment: str | None = Field(default=None, max_length=2000)
 
 
+class ReadIn(BaseModel):
+    seq: int = Field(ge=0, description="The last message seq the customer has now seen.")
+
+
 class ConversationFeedbackIn(BaseModel):
     resolved: bool
     comment: str | None = Field(default=None, max_length=2000)
@@ -161,17 +165,67 @@ async def get_conversation(
     "/conversations/{conversation_id}/messages",
     response_model=MessagesOut,
     response_model_exclude_unset=True,
+    responses={
+        200: {
+            "description": "JSON (`MessagesOut`), or with `Accept: text/event-stream` a stream "
+            "of `status` ({status}) and `message` (a message) events as they are stored, "
+            "with a comment line every 15 s; it ends after about 25 s (reconnect with `after`).",
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        }
+    },
 )
 async def list_messages(
     conversation_id: str,
     principal: PrincipalDep,
     services: ServicesDep,
+    request: Request,
     after: Annotated[int, Query(ge=0, description="Only messages with a greater seq.")] = 0,
-) -> dict[str, Any]:
-    """Poll for new messages (human agent replies arrive this way)."""
+    accept: Annotated[str | None, Header()] = None,
+) -> Any:
+    """Messages after `after`: a person's replies reach the widget this way, pushed as they
+    are stored when the client asks for a stream."""
     conv = await owned(services, principal, conversation_id)
+    if accept and "text/event-stream" in accept:
+        return EventSourceResponse(
+            _message_events(services, request, conv.id, after),
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
     messages = await services.store.messages.after(conv.id, after)
     return {"status": conv.status, "messages": [message_view(m) for m in messages]}
+
+
+LISTEN_SECONDS = 25.0  # one stream's life: proxies and load balancers drop idle ones anyway
+LISTEN_CHECK_SECONDS = 1.0  # how soon a stored reply is pushed (one indexed read per check)
+LISTEN_PING_SECONDS = 15.0
+
+
+async def _message_events(
+    services: Services, request: Request, conversation_id: str, after: int
+) -> AsyncIterator[str]:
+    """New messages and status changes of one conversation, as they are stored.
+
+    Any worker can serve it (it reads the store, no in-process state); a MongoDB change
+    stream on `messages` would replace the one-second check on a replica set.
+    """
+    loop = asyncio.get_running_loop()
+    end = loop.time() + LISTEN_SECONDS
+    pinged = loop.time()
+    status: str | None = None
+    while loop.time() < end and not await request.is_disconnected():
+        conv = await services.store.conversations.get(conversation_id)
+        if conv is None:
+            yield _sse("status", {"status": "gone"})
+            return
+        if conv.status != status:
+            status = conv.status
+            yield _sse("status", {"status": status})
+        for m in await services.store.messages.after(conversation_id, after):
+            after = max(after, m.seq)
+            yield _sse("message", message_view(m))
+        if loop.time() - pinged >= LISTEN_PING_SECONDS:
+            pinged = loop.time()
+            yield ": ping\n\n"
+        await asyncio.sleep(LISTEN_CHECK_SECONDS)
 
 
 def _sse(event: str, data: Any) -> str:
@@ -306,4 +360,15 @@ async def conversation_feedback(
     conv = await owned(services, principal, conversation_id)
     await services.store.feedback.add(conv.id, resolved=body.resolved, comment=body.comment)
     await services.store.conversations.update(conv.id, {"resolved": body.resolved})
+    return {"ok": True}
+
+
+@router.post("/conversations/{conversation_id}/read", response_model=Ok)
+async def mark_read(
+    conversation_id: str, body: ReadIn, principal: PrincipalDep, services: ServicesDep
+) -> dict[str, Any]:
+    """The customer has seen the conversation up to `seq`: unread counts follow them across
+    pages and devices (`readSeq` in the conversation)."""
+    conv = await owned(services, principal, conversation_id)
+    await services.store.conversations.mark_read(conv.id, min(body.seq, conv.last_seq))
     return {"ok": True}

@@ -132,6 +132,9 @@ class ConversationCreated(Out):
 
 
 class ConversationOut(ConversationCreated):
+    readSeq: int = Field(
+        default=0, ge=0, description="The last seq the customer has seen (unread = later ones)."
+    )
     messages: list[MessageOut]
 
 

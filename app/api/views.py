@@ -30,6 +30,7 @@ def conversation_view(c: Conversation, messages: list[Message]) -> dict[str, Any
         "id": c.id,
         "status": c.status,
         "createdAt": c.created_at.isoformat(),
+        "readSeq": c.read_seq,
         "messages": [message_view(m) for m in messages],
     }
 

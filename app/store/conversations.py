@@ -179,6 +179,10 @@ class ConversationRepo:
         doc["updatedAt"] = now_utc()
         await self._c.update_one({"_id": conversation_id}, {"$set": doc})
 
+    async def mark_read(self, conversation_id: str, seq: int) -> None:
+        """The customer has seen messages up to `seq` (only ever moves forward)."""
+        await self._c.update_one({"_id": conversation_id}, {"$max": {"readSeq": seq}})
+
     async def record_turn(
         self, conversation_id: str, *, failed_turns: int, last_intent: str | None
     ) -> None:

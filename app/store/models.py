@@ -146,6 +146,7 @@ class Conversation(Model):
     last_seq: int = 0
     escalated: bool = False  # ever handed to a person (metrics: not a deflection)
     resolved: bool | None = None  # the customer's answer to "did this resolve it?"
+    read_seq: int = 0  # the last message the customer has seen in the widget (unread count)
     created_at: datetime
     updated_at: datetime
     expires_at: datetime | None = None
