@@ -327,6 +327,8 @@ async def _answer(
         "condensedQuestion": cond.standalone_question,
         "condensation": cond.to_meta(),
         "topRerankScore": top,
+        "answerability": retrieval.answerability if retrieval else None,
+        "confidenceReason": retrieval.confidence_reason if retrieval else "no retrieval",
         "escalated": decision.escalate,
         "escalationReason": decision.reason,
         "escalationExplanation": decision.explain(),
