@@ -19,12 +19,16 @@ from app.providers.errors import ProviderError
 from app.providers.rerank.fake import FakeReranker
 from app.store import Store
 from tests.apihelp import ADMIN, Api, make_settings, parse_sse, running_app, served
-from tuning import TUNING
+from tuning import TUNING, ConfidenceBands
 
 pytestmark = pytest.mark.integration
 
 UNLIMITED = replace(
-    TUNING, rate_limit_session_per_minute=10**6, rate_limit_address_per_minute=10**6
+    TUNING,
+    rate_limit_session_per_minute=10**6,
+    rate_limit_address_per_minute=10**6,
+    # the fake rerankers' scores are read as plain score thresholds (no answerability model)
+    confidence={**TUNING.confidence, "scores": ConfidenceBands(strong=0.7, weak=0.55)},
 )
 
 
@@ -54,7 +58,7 @@ def swap(api: Api) -> Iterator[Any]:
 
 
 def strong_reranker() -> FakeReranker:
-    return FakeReranker(scores={"": 0.9}, calibration="offline")
+    return FakeReranker(scores={"": 0.9}, calibration="scores")
 
 
 def assert_consistent(api: Api, conv: str) -> list[dict[str, Any]]:
@@ -88,7 +92,7 @@ def test_chat_model_failing_on_every_call(api: Api, swap: Any, failure: Any) -> 
 
 
 def test_reranker_raising_gives_honest_none(api: Api, swap: Any) -> None:
-    broken = FakeReranker(calibration="offline")
+    broken = FakeReranker(calibration="scores")
     broken.fail_with = RuntimeError("reranker down")
     swap("reranker", broken)
     h = api.session("cus_castellan")
@@ -181,7 +185,7 @@ def test_spend_cap_falls_back_offline_and_metrics_say_so(api: Api, swap: Any) ->
 
 
 def test_off_topic_requests_get_a_short_refusal(api: Api, swap: Any) -> None:
-    swap("reranker", FakeReranker(scores={"": 0.01}, calibration="offline"))
+    swap("reranker", FakeReranker(scores={"": 0.01}, calibration="scores"))
     h = api.session("cus_castellan")
     conv = api.conversation(h)
     out = api.send(h, conv, "Write me a poem about the ocean and the moon")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
@@ -10,23 +11,29 @@ from app.providers.chat.fake import GARBAGE, ScriptedChatModel
 from app.providers.errors import ProviderError
 from app.providers.rerank.fake import FakeReranker
 from tests.apihelp import Api, running_app
+from tuning import TUNING, ConfidenceBands
+
+# the fake reranker's scores are read as plain score thresholds (no answerability model)
+SCORED = replace(
+    TUNING, confidence={**TUNING.confidence, "scores": ConfidenceBands(strong=0.7, weak=0.55)}
+)
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
 def api() -> Iterator[Api]:
-    with running_app() as api:
+    with running_app(tuning=SCORED) as api:
         yield api
 
 
 @pytest.fixture
 def rerank_scores(api: Api) -> Iterator[object]:
-    """Control confidence: every passage gets the given rerank score (as the offline reranker)."""
+    """Control confidence: every passage gets the given rerank score, read against 0.7/0.55."""
     original = api.services.reranker
 
     def set_score(score: float) -> None:
-        api.services.reranker = FakeReranker(scores={"": score}, calibration="offline")
+        api.services.reranker = FakeReranker(scores={"": score}, calibration="scores")
 
     yield set_score
     api.services.reranker = original
