@@ -192,6 +192,7 @@ class Tuning:
     # condenser, lexical-only retrieval, offline answer) and the turn still answers in time.
     turn_budget_seconds: float = 30.0  # past this a chat widget looks broken; hard stop
     condense_budget_seconds: float = 6.0  # one small JSON call (~200 output tokens)
+    condense_fallback_reserve_seconds: float = 1.5  # of condense: kept for the offline condenser
     retrieve_budget_seconds: float = 6.0  # query embedding + three rankers + rerank
     embed_budget_seconds: float = 2.0  # of retrieve: a query embeds in ~0.1-0.3 s when healthy
     rerank_budget_seconds: float = 3.0  # of retrieve: 20 passages through a rerank API ≈ 0.5 s
@@ -201,6 +202,10 @@ class Tuning:
     provider_retry_base_seconds: float = 0.5  # backoff when the server sends no retry-after
     provider_min_attempt_seconds: float = 1.0  # less left than this: fall back, don't call
     provider_call_timeout_seconds: float = 30.0  # one HTTP attempt, even outside a turn
+    # After a timeout, connection failure or 5xx/overload, calls to that provider fail fast for
+    # this long: during an outage one turn per window pays a stage budget, the others fall back
+    # at once (the router, retrieval and reranker would otherwise each wait in every turn).
+    provider_circuit_open_seconds: float = 15.0
     # Caching alert: after this many cache-eligible calls today with zero cache reads, the admin
     # metrics say caching is not working (a prefix that changes per call, or under the minimum).
     cache_read_alert_calls: int = 20

@@ -184,19 +184,27 @@ async def _answer(
 
     # -- condense + classify
     t = time.perf_counter()
-    cond = await condense(
-        user_msg.content,
-        history,
-        chat_model=(
-            spend.MeteredJsonModel(
-                chat_model, store, services.settings, tuning.condense_budget_seconds
-            )
-            if chat_model.language_model
-            else None
-        ),
-        router=services.router,
-        prev_standalone=prev_standalone,
-    )
+    # the model's JSON call, or offline: the router, whose only slow step is a query embedding
+    offline = not chat_model.language_model
+    with budget.deadline(
+        tuning.embed_budget_seconds if offline else tuning.condense_budget_seconds
+    ):
+        cond = await condense(
+            user_msg.content,
+            history,
+            chat_model=(
+                spend.MeteredJsonModel(
+                    chat_model,
+                    store,
+                    services.settings,
+                    tuning.condense_budget_seconds - tuning.condense_fallback_reserve_seconds,
+                )
+                if chat_model.language_model
+                else None
+            ),
+            router=services.router,
+            prev_standalone=prev_standalone,
+        )
     latency["condense"] = _ms(t)
     if services.settings.docs_only:  # ARTICLES_DIR: no orders or subscriptions exist here
         cond = without_customer_data(cond)
@@ -274,8 +282,10 @@ async def _answer(
         text = handoff_reply(case_ref, decision.reason, customer.plan if customer else None, tuning)
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, case_ref))
         await sink.delta(text)
-    elif _off_topic(cond.intent, confidence, tool_results):
-        # Not a free general-purpose assistant: no passage, no tool, no support intent.
+    elif _off_topic(cond.intent, confidence, tool_results) and not (retrieval and retrieval.errors):
+        # Not a free general-purpose assistant: no passage, no tool, no support intent. (A
+        # provider failure is not evidence of that: such a turn gets the "not enough
+        # information" reply with the offer of a person instead.)
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
         text = OFF_TOPIC_REPLY
         await sink.delta(text)
