@@ -146,8 +146,11 @@ data-calls="{html.escape(calls)}"><head><meta charset="utf-8">
 @pytest.fixture(scope="module")
 def sites() -> Iterator[tuple[bh.LiveApp, Host]]:
     bh.require_browser()
-    live = bh.LiveApp(cors_origins=["*"]).start()
-    host = Host(live.base_url).start()
+    host = Host("")
+    # The app allows exactly the host's origin, as a production allow-list would.
+    live = bh.LiveApp(cors_origins=[host.origin]).start()
+    host.concierge = live.base_url
+    host.start()
     try:
         yield live, host
     finally:
