@@ -352,6 +352,7 @@ def test_agent_reply_while_on_another_page_is_unread(sites: Any, page: Any) -> N
         ("hsl(48 100% 50%)", "rgb(17, 24, 39)"),
         ("rgb(11 95 255)", "rgb(255, 255, 255)"),
         ("oklch(0.9 0.1 100)", "rgb(17, 24, 39)"),
+        ("#7f7f7f", "rgb(0, 0, 0)"),  # a mid-tone: only black reaches 4.5:1
     ],
 )
 def test_text_on_the_accent_meets_wcag_aa(sites: Any, page: Any, accent: str, text: str) -> None:
