@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 from app import spend
 from app.errors import InvalidInput, MessageTooLong, StoreUnavailable
 from app.identity import Principal
-from app.links import article_url
+from app.links import article_url, link_key
 from app.providers import budget
 from app.providers.chat.base import Passage, Usage
 from app.providers.embeddings.memo import one_turn
+from app.safety.pii import mask_text
 from app.store.models import Conversation, Message
 from app.turn import memory, problem
 from app.turn.clamp import without_customer_data
@@ -35,7 +36,6 @@ from app.turn.escalate import (
     turn_outcome,
 )
 from app.turn.generate import Answer, stream_answer
-from app.turn.pii import mask_card_numbers
 from app.turn.retrieve import RetrievalResult, retrieve
 from app.turn.tools import SessionTools, ToolResult
 from tuning import Tuning
@@ -109,7 +109,7 @@ async def run_turn(
     sink = sink or TurnSink()
     started = time.perf_counter()
     store = services.store
-    masked = mask_card_numbers(content)
+    masked = mask_text(content, services.settings.pii_mask)  # before storage and any provider
     seq = await store.conversations.allocate_seq(conversation.id)
     user_msg = await store.messages.append(
         conversation,
@@ -498,7 +498,7 @@ def _citation_meta(
             article_url(
                 str(c.get("docId")),
                 hit.audience if hit else "all",
-                services.settings.session_secret.get_secret_value(),
+                link_key(services.settings),
             )
             if c.get("kind") == "doc"
             else None
