@@ -21,7 +21,8 @@ page = bh.page_fixture
 
 RECORD_EVENTS = """
 window.__events = [];
-for (const name of ['concierge:meta', 'concierge:turn', 'concierge:escalated', 'concierge:error']) {
+for (const name of ['concierge:inspect:meta', 'concierge:inspect:turn', 'concierge:turn',
+                    'concierge:escalated', 'concierge:error']) {
   document.addEventListener(name, (e) => window.__events.push({ name, detail: e.detail }));
 }
 """
@@ -57,10 +58,13 @@ def test_streams_an_answer_with_a_working_citation_link(live: bh.LiveApp, page: 
     assert posts[-1].request.headers.get("accept") == "text/event-stream"
     assert posts[-1].headers["content-type"].startswith("text/event-stream")
     names = [e["name"] for e in page.evaluate("() => window.__events")]
-    assert names.index("concierge:meta") < names.index("concierge:turn")
-    turn = next(
-        e["detail"] for e in page.evaluate("() => window.__events") if e["name"] == "concierge:turn"
-    )
+    assert names.index("concierge:inspect:meta") < names.index("concierge:inspect:turn")
+    events = page.evaluate("() => window.__events")
+    turn = next(e["detail"] for e in events if e["name"] == "concierge:inspect:turn")
+    public = next(e["detail"] for e in events if e["name"] == "concierge:turn")
+    # The public event names the turn; the trace (sentiment, passages) is for inspection only.
+    assert set(public) == {"conversationId", "messageId", "escalated", "caseRef"}
+    assert public["messageId"] == turn["message"]["id"]
     assert turn["meta"]["intent"] and turn["message"]["role"] == "assistant"
     shown = " ".join(answer.locator(".bubble").inner_text().split())
     assert shown == " ".join(turn["message"]["content"].split())
@@ -127,7 +131,7 @@ def test_talk_to_a_person_then_an_agent_reply_reaches_the_widget(
 ) -> None:
     customer = live.customer("pro")
     page.goto(f"{live.base_url}/demo")
-    page.wait_for_function("() => window.Concierge")
+    bh.demo_settled(page)
     page.evaluate("t => window.Concierge.identify(t)", customer["identityToken"])
     open_widget(page)
     ask_in_widget(page, "My room panel shows a blinking amber light")
@@ -197,6 +201,7 @@ def test_conversation_survives_reload_and_is_kept_per_identity(live: bh.LiveApp,
     anon_conversation = widget_state(page)["conversationId"]
 
     page.reload()
+    bh.demo_settled(page)
     open_widget(page)
     page.locator(f'{WIDGET} .msg[data-id="{first_id}"]').wait_for()
     assert widget_state(page)["conversationId"] == anon_conversation
@@ -385,7 +390,7 @@ def test_bad_identity_token_is_reported_not_silently_downgraded(
     live: bh.LiveApp, page: Any
 ) -> None:
     page.goto(f"{live.base_url}/demo")
-    page.wait_for_function("() => window.Concierge")
+    bh.demo_settled(page)
     open_widget(page)
     forged = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjdXNfY2FzdGVsbGFuIn0.forged"  # sub cus_castellan
     page.evaluate("t => window.Concierge.identify(t)", forged)

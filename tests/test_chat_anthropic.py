@@ -449,3 +449,22 @@ def test_factory_builds_anthropic_from_settings() -> None:
     )
     assert isinstance(model, AnthropicChatModel)
     assert model.name == f"anthropic:{MODEL}" and model.retry.max_retries == 1
+    assert model.capabilities.cache_min_tokens == 2048
+    # the signed-in answer prefix is below Sonnet 4.6's minimum: no breakpoint, no claim
+    assert model.prefix_tokens(SYSTEM_PROMPT, TOOL_SPECS) < 2048
+    lowered = build_chat_model(
+        Settings(**base, anthropic_api_key="k", anthropic_cache_min_tokens=1024)  # type: ignore[arg-type]
+    )
+    assert isinstance(lowered, AnthropicChatModel)
+    assert lowered.capabilities.cache_min_tokens == 1024
+
+
+async def test_each_generation_round_has_its_own_budget() -> None:
+    """Item 6: one turn deadline no longer covers every model call; a round that hangs ends at
+    `round_timeout_seconds` even with no turn deadline around it."""
+    api = MessagesAPI().add(Hang())
+    request = dataclasses.replace(build_request(question="q"), round_timeout_seconds=1.5)
+    with pytest.raises(ProviderError) as caught:
+        await api.model().generate(request)
+    assert caught.value.kind == "timeout" and "1.5s" in str(caught.value)
+    assert len(api.bodies) == 1

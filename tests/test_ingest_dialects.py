@@ -185,6 +185,12 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
         ["<Tabs", "TabItem", "<kbd>"],
     ),
     (
+        "footnotes: references dropped, definitions become paragraphs",
+        "Fast search.[^1] More text.\n\n  [^1]:\n    Since 2016 it\n    has grown.\n\nAfter.",
+        ["Fast search. More text.", "Since 2016 it\nhas grown.", "After."],
+        ["[^1]"],
+    ),
+    (
         "block ids and highlights",
         "An ==important== fact. ^fact-1\n\n^orphan",
         ["An important fact."],

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import html
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import FileResponse, HTMLResponse
 from markdown_it import MarkdownIt
 
 from app.api.deps import ServicesDep
-from app.identity import article_view_allowed
+from app.api.security import require_loopback
+from app.identity import article_view_plan
+from app.links import link_key
+from app.safety.screen import without_instructions
+from app.turn.entitlement import audience_ladder
 
 WEB = Path(__file__).resolve().parent.parent / "web" / "static"
 router = APIRouter(include_in_schema=False)
@@ -24,13 +32,93 @@ def _asset(name: str, media_type: str) -> FileResponse:
     return FileResponse(path, media_type=media_type, headers={"Cache-Control": "no-cache"})
 
 
-@router.get("/widget.js")
-async def widget() -> FileResponse:
-    return _asset("widget.js", "text/javascript")
+@dataclass(frozen=True)
+class Script:
+    """widget.js as served: the bytes, their gzip form, a content hash and the file's VERSION."""
+
+    body: bytes
+    gzipped: bytes
+    etag: str
+    version: str
+
+
+_scripts: dict[Path, tuple[int, Script]] = {}
+_VERSION = re.compile(rb"const VERSION = '([0-9A-Za-z.-]+)'")
+
+
+def load_script(path: Path) -> Script:
+    """Read, hash and compress once per file modification, not once per page view."""
+    try:
+        stamp = path.stat().st_mtime_ns
+    except FileNotFoundError:
+        raise HTTPException(404, detail=f"{path.name} is not built") from None
+    cached = _scripts.get(path)
+    if cached and cached[0] == stamp:
+        return cached[1]
+    body = path.read_bytes()
+    found = _VERSION.search(body)
+    script = Script(
+        body=body,
+        gzipped=gzip.compress(body, compresslevel=9, mtime=0),
+        etag=hashlib.sha256(body).hexdigest()[:20],
+        version=found.group(1).decode() if found else "0",
+    )
+    _scripts[path] = (stamp, script)
+    return script
+
+
+def _accepts_gzip(header: str | None) -> bool:
+    for part in (header or "").lower().split(","):
+        name, _, params = part.strip().partition(";")
+        if name.strip() in ("gzip", "*"):
+            return params.replace(" ", "") not in ("q=0", "q=0.0", "q=0.00", "q=0.000")
+    return False
+
+
+def script_response(request: Request, script: Script, cache_control: str) -> Response:
+    """GET or HEAD with gzip when accepted, a strong ETag per encoding and 304 revalidation."""
+    gz = _accepts_gzip(request.headers.get("accept-encoding"))
+    etag = f'"{script.etag}{"-gz" if gz else ""}"'
+    headers = {
+        "ETag": etag,
+        "Cache-Control": cache_control,
+        "Vary": "Accept-Encoding",
+        "X-Content-Type-Options": "nosniff",
+        "Cross-Origin-Resource-Policy": "cross-origin",
+    }
+    wanted = {
+        t.strip().removeprefix("W/") for t in request.headers.get("if-none-match", "").split(",")
+    }
+    if etag in wanted or "*" in wanted:
+        return Response(status_code=304, headers=headers)
+    if gz:
+        headers["Content-Encoding"] = "gzip"
+    body = script.gzipped if gz else script.body
+    return Response(body, media_type="text/javascript; charset=utf-8", headers=headers)
+
+
+@router.api_route("/widget.js", methods=["GET", "HEAD"])
+async def widget(request: Request) -> Response:
+    """The embed script: cached for 5 minutes, then revalidated by ETag (a 304, no body)."""
+    script = load_script(WEB / "widget.js")
+    return script_response(request, script, "public, max-age=300, stale-while-revalidate=86400")
+
+
+@router.api_route("/widget-{version}.js", methods=["GET", "HEAD"])
+async def widget_pinned(version: str, request: Request) -> Response:
+    """A pinned release (`/widget-2.0.0.js`): immutable, cached for a year."""
+    script = load_script(WEB / "widget.js")
+    if version != script.version:
+        raise HTTPException(404, detail=f"this server has widget version {script.version}")
+    return script_response(request, script, "public, max-age=31536000, immutable")
 
 
 @router.get("/demo")
-async def demo() -> FileResponse:
+async def demo(request: Request, services: ServicesDep) -> FileResponse:
+    """The demo console: only with DEMO=1, and only for this machine."""
+    if not services.settings.demo:
+        raise HTTPException(404, detail="not found")
+    require_loopback(request)
     return _asset("demo.html", "text/html")
 
 
@@ -45,17 +133,16 @@ async def help_article(slug: str, services: ServicesDep, v: str | None = None) -
     article = await services.store.articles.get(slug)
     if article is None or article.status != "published":
         raise HTTPException(404, detail="article not found")
-    secret = services.settings.session_secret.get_secret_value()
-    if article.audience != "all" and not article_view_allowed(v, slug, secret):
-        raise HTTPException(404, detail="article not found")
-    body = _md.render(article.body)
+    if article.audience != "all":
+        plan = article_view_plan(v, slug, link_key(services.settings))
+        if plan is None or article.audience not in audience_ladder(plan, services.tuning):
+            raise HTTPException(404, detail="article not found")
+    body = _md.render(without_instructions(article.body))  # even from an approved article
     title = html.escape(article.title)
     lang = html.escape(article.locale)
     page = f"""<!doctype html><html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} · Help</title>
-<style>body{{font:16px/1.6 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;
-color:#1c2230}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccd;padding:.3rem .6rem}}
-.meta{{color:#556;font-size:.9rem}}</style></head><body><main>
+<link rel="stylesheet" href="/static/help.css"></head><body><main>
 <p class="meta">Help center · {html.escape(article.category)} · {html.escape(article.audience)}</p>
 <h1>{title}</h1>{body}</main></body></html>"""
     return HTMLResponse(page)

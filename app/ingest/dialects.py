@@ -12,6 +12,8 @@ What is rewritten (everything outside fenced code and inline code spans; code is
   at most `MAX_EMBED_DEPTH` deep, cycles cut); `![[image.png|alt]]` and local `![alt](img.png)`
   become their alt text (nothing when there is none).
 - Escaped brackets `\\[\\[x\\]\\]` (syntax an author shows on purpose) become inline code.
+- Footnotes: references `[^1]` are dropped, each definition `[^1]: text` (with its indented
+  continuation) becomes a paragraph where it stands.
 - MkDocs Material icon shortcodes (`:material-apple:`) and attribute lists (`{ .md-button }`)
   are dropped.
 - Wiki-links `[[Note#Heading|text]]` become `[text](/help/<slug>)` when the note is in the
@@ -65,6 +67,8 @@ _PLACEHOLDER = re.compile("\x00(\\d+)\x00")
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _BLOCK_ID_LINE = re.compile(r"^[ \t]*\^[A-Za-z0-9-]+[ \t]*$")
 _BLOCK_ID_TAIL = re.compile(r"(?:[ \t]+|(?<=\]\]))\^[A-Za-z0-9-]+[ \t]*$")
+_FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:[ \t]*(.*)$")
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")  # definitions were consumed as blocks
 _HIGHLIGHT = re.compile(r"==(?=\S)(.+?)(?<=\S)==")
 _JSX_LABEL = re.compile(r"\blabel=(?:\"([^\"]*)\"|'([^']*)'|\{[\"'`]([^\"'`]*)[\"'`]\})")
 _TAG = re.compile(r"</?([A-Za-z][\w.:-]*)(?:\s(?:[^<>{}]|\{[^{}]*\})*)?/?>")
@@ -218,6 +222,17 @@ def _blocks(text: str, ctx: _Context) -> str:
             out.append("\n".join(lines[i : last + 1]))
             i = last + 1
             continue
+        if m := _FOOTNOTE_DEF.match(line):
+            flush()
+            j = i + 1
+            while j < len(lines) and (not lines[j].strip() or lines[j][:1] in (" ", "\t")):
+                j += 1
+            while j > i + 1 and not lines[j - 1].strip():
+                j -= 1
+            inner = "\n".join([m.group(2), *(_dedent(ln) for ln in lines[i + 1 : j])])
+            out.append(f"\n{_blocks(inner.strip(), ctx).strip()}\n")
+            i = j
+            continue
         if m := _CALLOUT.match(line):
             flush()
             j = i + 1
@@ -330,6 +345,7 @@ def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> s
         line = _IMAGE.sub(_image_alt, line)
         line = _WIKILINK.sub(partial(_wikilink_match, ctx=ctx, plain=is_heading), line)
         line = _HIGHLIGHT.sub(r"\1", _ATTR_LIST.sub("", _ICON.sub("", line)))
+        line = _FOOTNOTE_REF.sub("", line)
         line = _tags(line)
         if not _LIST_OR_QUOTE.match(line) and line.strip():
             line = _SPACES.sub(" ", line)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from app.providers.budget import RetryPolicy
 from app.providers.chat.base import (
     ChatMessage,
@@ -19,6 +21,7 @@ from app.providers.chat.base import (
     ToolRunner,
     Usage,
 )
+from app.providers.chat.models import capabilities_for
 from app.providers.chat.offline import OfflineChatModel
 from app.settings import Settings
 from tuning import TUNING, Tuning
@@ -32,9 +35,13 @@ def build_chat_model(settings: Settings, tuning: Tuning = TUNING) -> ChatModel:
         from app.providers.chat.anthropic import AnthropicChatModel
 
         key = settings.anthropic_api_key.get_secret_value() if settings.anthropic_api_key else None
+        caps = capabilities_for(settings.anthropic_model)
+        if settings.anthropic_cache_min_tokens is not None:
+            caps = dataclasses.replace(caps, cache_min_tokens=settings.anthropic_cache_min_tokens)
         return AnthropicChatModel(
             key,
             model=settings.anthropic_model,
+            capabilities=caps,
             timeout_seconds=settings.anthropic_timeout_seconds,
             retry=RetryPolicy.from_tuning(tuning),
             thinking_budget_tokens=settings.anthropic_thinking_budget_tokens,

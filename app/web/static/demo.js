@@ -226,16 +226,16 @@
     return card;
   }
 
-  document.addEventListener('concierge:meta', (e) => {
+  document.addEventListener('concierge:inspect:meta', (e) => {
     pendingCard = pendingCard || newCard(false); // one card per turn, however many meta events
     fillCard(pendingCard, e.detail);
   });
-  document.addEventListener('concierge:turn', (e) => {
+  document.addEventListener('concierge:inspect:turn', (e) => {
     const card = pendingCard || newCard(false);
     pendingCard = null;
     fillCard(card, e.detail);
   });
-  document.addEventListener('concierge:history', (e) => {
+  document.addEventListener('concierge:inspect:history', (e) => {
     // After a reload the widget restores the conversation; show its earlier turns too.
     if (turnsEl.children.length) return;
     const msgs = e.detail.messages || [];
@@ -281,7 +281,7 @@
         const id = presetFor(plan);
         if (!id) continue;
         await applyCustomer(id);
-        window.Concierge.reset();
+        window.Concierge.newConversation();
         await window.Concierge.send(q);
       }
     } finally {
