@@ -179,6 +179,13 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
         ["secret", "hidden", "<!--", "%%"],
     ),
     (
+        "script and style elements dropped whole",
+        'Math.\n\n<script>\n  window.X = {a: [["\\(", "\\)"]]};\n</script>\n'
+        "<style>p{}</style>\nEnd.",
+        ["Math.", "End."],
+        ["window.X", "p{}", "<script"],
+    ),
+    (
         "JSX components dropped, text and tab labels kept",
         '<Tabs>\n<TabItem value="mac" label="macOS">\nPress <kbd>Cmd</kbd>+K.\n</TabItem>\n</Tabs>',
         ["**macOS**", "Press Cmd+K."],

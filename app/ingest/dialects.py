@@ -1,7 +1,8 @@
 """Help-center markdown dialects rewritten to plain CommonMark at load time. Pure: no I/O.
 
 What is rewritten (everything outside fenced code and inline code spans; code is never touched):
-- HTML comments `<!-- … -->` and Obsidian comments `%% … %%` are removed.
+- HTML comments `<!-- … -->`, Obsidian comments `%% … %%` and inline `<script>`/`<style>`
+  elements are removed.
 - Obsidian callouts `> [!note] Title` (foldable `-`/`+`, nested), MkDocs admonitions
   (`!!! note "Title"`, `??? tip`, indented body) and content tabs (`=== "macOS"`), and
   Docusaurus admonitions (`:::tip Title` …
@@ -56,6 +57,7 @@ _ATTR_LIST = re.compile(rf"[ \t]*\{{:?[ \t]*{_ATTR}(?:[ \t]+{_ATTR})*[ \t]*\}}")
 _DOCUSAURUS_OPEN = re.compile(r"^ {0,3}(:{3,})[ \t]*([A-Za-z][\w-]*)(?:\[(.*)\]|[ \t]+(.*))?$")
 _DOCUSAURUS_CLOSE = re.compile(r"^ {0,3}(:{3,})[ \t]*$")
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+_SCRIPT = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
 _OBSIDIAN_COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.DOTALL)
 _MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _MDX_IMPORT = re.compile(r"^(?:import|export)\s.*$")
@@ -192,7 +194,7 @@ def _strip_comments(text: str, *, mdx: bool) -> str:
     for code, seg in _segments(text):
         if not code:
             seg, spans = _hide_code(seg)
-            seg = _OBSIDIAN_COMMENT.sub("", _HTML_COMMENT.sub("", seg))
+            seg = _OBSIDIAN_COMMENT.sub("", _HTML_COMMENT.sub("", _SCRIPT.sub("", seg)))
             seg = _MDX_COMMENT.sub("", seg)
             if mdx:
                 seg = "\n".join(ln for ln in seg.split("\n") if not _MDX_IMPORT.match(ln))
