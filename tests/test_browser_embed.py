@@ -146,8 +146,11 @@ data-calls="{html.escape(calls)}"><head><meta charset="utf-8">
 @pytest.fixture(scope="module")
 def sites() -> Iterator[tuple[bh.LiveApp, Host]]:
     bh.require_browser()
-    live = bh.LiveApp(cors_origins=["*"]).start()
-    host = Host(live.base_url).start()
+    host = Host("")
+    # The app allows exactly the host's origin, as a production allow-list would.
+    live = bh.LiveApp(cors_origins=[host.origin]).start()
+    host.concierge = live.base_url
+    host.start()
     try:
         yield live, host
     finally:
@@ -349,6 +352,7 @@ def test_agent_reply_while_on_another_page_is_unread(sites: Any, page: Any) -> N
         ("hsl(48 100% 50%)", "rgb(17, 24, 39)"),
         ("rgb(11 95 255)", "rgb(255, 255, 255)"),
         ("oklch(0.9 0.1 100)", "rgb(17, 24, 39)"),
+        ("#7f7f7f", "rgb(0, 0, 0)"),  # a mid-tone: only black reaches 4.5:1
     ],
 )
 def test_text_on_the_accent_meets_wcag_aa(sites: Any, page: Any, accent: str, text: str) -> None:
