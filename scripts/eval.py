@@ -1,7 +1,7 @@
 """`make eval`: run labelled cases through the real pipeline, offline; print tables, write JSON.
 
     python -m scripts.eval [--corpus CORPUS.jsonl] [--cases CASES.jsonl ...] [--out REPORT.json]
-                           [--reranker NAME] [--limit N]
+                           [--reranker NAME] [--limit N] [--split tune|report]
 
 Without --corpus the seed corpus (seed/) is loaded into a fresh embedded store, as `make run`
 does; with it, the JSONL corpus (DESIGN 11) is ingested into a fresh embedded store (articles
@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from scripts.evaluation.data import EvalDataError, load_cases
+from scripts.evaluation.data import SPLITS, EvalDataError, load_cases
 from scripts.evaluation.report import build_report, render
 from scripts.evaluation.runner import eval_settings, prepare, run_cases, stderr_progress
 from tuning import TUNING, Tuning
@@ -54,6 +54,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write the report")
     parser.add_argument("--reranker", choices=RERANKERS, default=None, help="override RERANKER")
     parser.add_argument("--limit", type=int, default=None, help="run only the first N cases")
+    parser.add_argument(
+        "--split",
+        choices=SPLITS,
+        default=None,
+        help="only one part of the cases, split by a hash of each conversation's first turn: "
+        "tune (fit and tune on it) or report (quote numbers from it); default all",
+    )
     args = parser.parse_args(argv)
     if args.limit is not None and args.limit < 0:
         parser.error("--limit must be >= 0")
@@ -64,7 +71,7 @@ async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[st
     """Run the harness for parsed arguments and return the report (also written to --out)."""
     started = time.perf_counter()
     case_files = list(args.cases or [DEFAULT_CASES])
-    loaded = load_cases(case_files, args.limit)
+    loaded = load_cases(case_files, args.limit, args.split)
     for reason in loaded.skipped:
         print(f"skipped case {reason}", file=sys.stderr)
 
@@ -87,7 +94,7 @@ async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[st
             flush=True,
         )
         t0, cpu0 = time.perf_counter(), time.process_time()
-        observations = await run_cases(services, loaded.cases, stderr_progress())
+        observations = await run_cases(services, loaded.cases, stderr_progress(), prepared.baseline)
         cases_seconds, cases_cpu = time.perf_counter() - t0, time.process_time() - cpu0
     finally:
         await services.close()
@@ -102,6 +109,7 @@ async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[st
         "skipped_documents": len(prepared.skipped_documents),
         "cases_files": [str(p) for p in case_files],
         "limit": args.limit,
+        "split": args.split,
         "embedder": services.embedder.name,
         "reranker": reranker,
         "thresholds": {"strong": bands.strong, "weak": bands.weak} if bands else None,
@@ -129,6 +137,8 @@ def command_line(args: argparse.Namespace) -> str:
         parts += ["--reranker", args.reranker]
     if args.limit is not None:
         parts += ["--limit", str(args.limit)]
+    if args.split:
+        parts += ["--split", args.split]
     parts += ["--out", str(args.out)]
     return shlex.join(parts)
 

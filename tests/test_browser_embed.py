@@ -13,12 +13,14 @@ import html
 import json
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import browser_helpers as bh
 import httpx
+import jwt
 import pytest
 from browser_helpers import WIDGET, shot, widget_state
 
@@ -144,8 +146,11 @@ data-calls="{html.escape(calls)}"><head><meta charset="utf-8">
 @pytest.fixture(scope="module")
 def sites() -> Iterator[tuple[bh.LiveApp, Host]]:
     bh.require_browser()
-    live = bh.LiveApp(cors_origins=["*"]).start()
-    host = Host(live.base_url).start()
+    host = Host("")
+    # The app allows exactly the host's origin, as a production allow-list would.
+    live = bh.LiveApp(cors_origins=[host.origin]).start()
+    host.concierge = live.base_url
+    host.start()
     try:
         yield live, host
     finally:
@@ -190,13 +195,10 @@ def assert_clean(page: Any, allow_failed_requests: bool = False) -> None:
     assert errors == []
 
 
-def token(live: bh.LiveApp, sub: str, **claims: Any) -> str:
-    from datetime import UTC, datetime, timedelta
-
-    import jwt
-
+def token(live: bh.LiveApp, sub: str | int, **claims: Any) -> str:
+    """What the host's backend signs: `sub` (a string or an integer) plus profile claims."""
     secret = live.settings.identity_secret.get_secret_value()
-    if not claims:
+    if not claims and isinstance(sub, str):
         return mint_identity(sub, secret)
     now = datetime.now(UTC)
     body = {"sub": sub, "iat": now, "exp": now + timedelta(minutes=30), **claims}
@@ -329,6 +331,15 @@ def test_agent_reply_while_on_another_page_is_unread(sites: Any, page: Any) -> N
     assert events(page, "message")[-1]["role"] == "agent"
     open_panel(page)
     assert badge.is_hidden() and events(page, "unreadCountChange")[-1] == {"count": 0}
+    # Read is recorded on the server too (the count survives this browser's storage).
+    conv = widget_state(page)["conversationId"]
+    last = page.locator(f"{WIDGET} .msg.agent").get_attribute("data-seq")
+    for _ in range(50):
+        stored = live.run(live.store.conversations.get(conv))
+        if stored.read_seq == int(last):
+            break
+        page.wait_for_timeout(100)
+    assert stored.read_seq == int(last)
     assert_clean(page)
 
 
@@ -341,6 +352,7 @@ def test_agent_reply_while_on_another_page_is_unread(sites: Any, page: Any) -> N
         ("hsl(48 100% 50%)", "rgb(17, 24, 39)"),
         ("rgb(11 95 255)", "rgb(255, 255, 255)"),
         ("oklch(0.9 0.1 100)", "rgb(17, 24, 39)"),
+        ("#7f7f7f", "rgb(0, 0, 0)"),  # a mid-tone: only black reaches 4.5:1
     ],
 )
 def test_text_on_the_accent_meets_wcag_aa(sites: Any, page: Any, accent: str, text: str) -> None:
@@ -396,11 +408,8 @@ def test_signing_out_revokes_and_forgets_the_customer(sites: Any, page: Any) -> 
         "() => Object.keys(localStorage).filter((k) => k.includes('shop-user-501'))"
     )
     assert left == []
-    page.wait_for_function(
-        "() => true", polling=200
-    )  # the revoke request is fire-and-forget; the server answers it at once
 
-    def revoked() -> bool:
+    def revoked() -> bool:  # the revoke request is fire-and-forget: give it a moment
         return live.http.get(f"/v1/conversations/{conv}", headers=auth).status_code == 401
 
     for _ in range(50):
@@ -423,7 +432,7 @@ def test_signing_out_revokes_and_forgets_the_customer(sites: Any, page: Any) -> 
 
 def test_numeric_sub_with_audience_and_a_german_customer(sites: Any, page: Any) -> None:
     live, host = sites
-    identity = token(live, 90210, aud="acme-support", name="Jonas Weber", locale="de-DE")  # type: ignore[arg-type]
+    identity = token(live, 90210, aud="acme-support", name="Jonas Weber", locale="de-DE")
     boot_page(page, host, [["boot", {"identity": identity}]])
     open_panel(page)
     page.locator(f"{WIDGET} #cg-sub", has_text="Angemeldet als Jonas Weber").wait_for()
@@ -603,6 +612,23 @@ def test_anonymous_german_visitor_gets_german_labels_and_articles(sites: Any, pa
     assert_clean(page)
 
 
+def test_a_visitor_who_switches_language_before_asking_gets_that_language(
+    sites: Any, page: Any
+) -> None:
+    live, host = sites
+    boot_page(page, host, lang="en")
+    open_panel(page)
+    ask(page, "How do I reset my password?")
+    page.locator(f"{WIDGET} .hbtn:not(.close)").click()  # a new conversation, same session
+    page.evaluate("() => Concierge('setLocale', 'de')")
+    answer = ask(page, "Wie setze ich mein Passwort zurück?")
+    conv = widget_state(page)["conversationId"]
+    stored = live.run(live.store.messages.get(conv, answer.get_attribute("data-id")))
+    docs = [p for p in stored.meta["passages"] if p["kind"] == "doc"]
+    assert {live.run(article_locale(live, p["docId"])) for p in docs} == {"de"}
+    assert_clean(page)
+
+
 # ---------------------------------------------------------------- 14. networking and privacy
 def test_typing_at_once_long_answers_from_the_start_and_no_trace_broadcast(
     sites: Any, page: Any
@@ -643,16 +669,40 @@ def test_typing_at_once_long_answers_from_the_start_and_no_trace_broadcast(
     assert_clean(page)
 
 
-def test_polling_a_failing_server_backs_off(sites: Any, page: Any) -> None:
+def test_a_persons_reply_is_pushed_over_the_open_stream(sites: Any, page: Any) -> None:
+    live, host = sites
+    boot_page(page, host)
+    open_panel(page)
+    page.locator(f"{WIDGET} .handoff").click()
+    case_ref = page.locator(f"{WIDGET} .notice.escalation").get_attribute("data-case-ref")
+    page.wait_for_function("() => window.Concierge.state.live")
+    gets: list[Any] = []
+    page.on(
+        "request",
+        lambda r: gets.append(r) if r.method == "GET" and "/messages?after=" in r.url else None,
+    )
+    live.admin(
+        "POST",
+        f"/v1/admin/escalations/{case_ref}/reply",
+        json={"agent": "Ana", "content": "Hi, Ana here."},
+    )
+    page.locator(f"{WIDGET} .msg.agent").wait_for(timeout=10_000)
+    # No JSON polling: the reply came down the event stream that was already open (a stream
+    # that happened to end meanwhile is reopened as a stream too).
+    assert all(r.headers.get("accept") == "text/event-stream" for r in gets)
+    assert_clean(page)
+
+
+def test_a_failing_server_is_retried_less_and_less_often(sites: Any, page: Any) -> None:
     _live, host = sites
     boot_page(page, host)
     open_panel(page)
     ask(page, "How do I reset my password?")
-    assert widget_state(page)["pollDelayMs"] == 3000
-    polls: list[str] = []
+    page.wait_for_function("() => window.Concierge.state.live")
+    failures: list[str] = []
 
     def down(route: Any) -> None:
-        polls.append(route.request.url)
+        failures.append(route.request.url)
         route.fulfill(
             status=503,
             headers={"access-control-allow-origin": "*", "content-type": "application/json"},
@@ -660,9 +710,10 @@ def test_polling_a_failing_server_backs_off(sites: Any, page: Any) -> None:
         )
 
     page.route("**/v1/conversations/*/messages?after=*", down)
-    page.wait_for_function("() => window.Concierge.state.pollDelayMs >= 12000", timeout=20_000)
-    assert len(polls) == 2  # 3 s, then 6 s; the next waits 12 s (and so on, up to a minute)
+    page.evaluate("() => { Concierge('close'); Concierge('open'); }")  # a fresh stream
+    page.wait_for_function("() => window.Concierge.state.pollDelayMs >= 12000", timeout=30_000)
+    assert len(failures) == 3  # then waits of 3 s and 6 s; the next wait is 12 s, up to 60 s
     page.unroute("**/v1/conversations/*/messages?after=*")
-    page.evaluate("() => window.dispatchEvent(new Event('online'))")
-    page.wait_for_function("() => window.Concierge.state.pollDelayMs === 3000")
+    page.evaluate("() => window.dispatchEvent(new Event('online'))")  # back: at once
+    page.wait_for_function("() => window.Concierge.state.live")
     assert_clean(page, allow_failed_requests=True)

@@ -181,3 +181,21 @@ def test_widget_js_is_compressed_cached_and_revalidated(api: Api) -> None:
     assert pinned.status_code == 200 and pinned.text == plain.text
     assert "immutable" in pinned.headers["cache-control"]
     assert api.client.get("/widget-0.0.1.js").status_code == 404
+
+
+def test_the_read_mark_lives_on_the_server_and_only_moves_forward(api: Api) -> None:
+    h = api.session(None)
+    conv = api.conversation(h)
+    api.send(h, conv, "How do I reset my password?")  # seq 1 and 2
+
+    def read_seq() -> int:
+        return int(api.client.get(f"/v1/conversations/{conv}", headers=h).json()["readSeq"])
+
+    def mark(seq: int, headers: dict[str, str] = h) -> Any:
+        return api.client.post(f"/v1/conversations/{conv}/read", headers=headers, json={"seq": seq})
+
+    assert read_seq() == 0
+    assert mark(2).json() == {"ok": True} and read_seq() == 2
+    assert mark(1).status_code == 200 and read_seq() == 2  # never backwards
+    assert mark(99).status_code == 200 and read_seq() == 2  # never past the last message
+    assert mark(1, api.session(None)).status_code == 404  # someone else's

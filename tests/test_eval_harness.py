@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 
 from scripts import eval as eval_cli
-from scripts.evaluation.data import EvalDataError, corpus_record, load_cases, parse_case
+from scripts.evaluation.data import (
+    EvalDataError,
+    corpus_record,
+    load_cases,
+    parse_case,
+    split_of,
+)
 
 STAGES = ("dense_chunks", "bm25_articles", "dense_tickets", "fused", "fused_rerank")
 LATENCY = (
@@ -71,6 +77,7 @@ CASES: list[Any] = [
             "intent": "troubleshooting",
             "escalate": False,
             "forbidden": ["fleet-dashboard"],
+            "reference": "KT_301 means scale is blocking the heating plate.",
         },
     },
     {
@@ -155,6 +162,31 @@ def test_harness_end_to_end_writes_every_contract_key(
     assert report["run"]["counts"] == {"articles": 3, "chunks": 3, "tickets": 1}
     assert report["run"]["skipped_documents"] == 1
     assert report["latency_ms"]["total"]["p50"] is not None
+    for naive in ("naive_dense", "naive_bm25"):
+        assert set(report["baseline"][naive]) == {"recall@5", "mrr@10"}
+        assert report["baseline"][naive]["recall@5"] is not None
+    assert counts["baseline"] == 2 and counts["answer"] == 1
+    assert 0.0 <= report["answer"]["token_f1"] <= 1.0
+    assert 0.0 <= report["baseline"]["first_sentences"]["token_f1"] <= 1.0
+    # BM25 over plain windows finds the verbatim code in the descaling article's window
+    assert report["baseline"]["naive_bm25"]["mrr@10"] > 0
+
+
+def test_split_groups_a_conversation_and_partitions_the_cases(tmp_path: Path) -> None:
+    opening = [{"role": "user", "content": "How do I descale the kettle?"}]
+    rows = [{"id": f"a{i}", "history": opening, "message": f"and step {i}?"} for i in range(4)] + [
+        {"id": f"b{i}", "message": f"question number {i} about kettles"} for i in range(40)
+    ]
+    path = _write_jsonl(tmp_path / "cases.jsonl", rows)
+    tune = load_cases([path], split="tune").cases
+    report = load_cases([path], split="report").cases
+    assert len(tune) + len(report) == 44 and tune and report
+    assert not {c.id for c in tune} & {c.id for c in report}
+    # the four turns of one conversation land on the same side
+    sides = {split_of(c) for c in load_cases([path]).cases if c.id.startswith("a")}
+    assert len(sides) == 1
+    with pytest.raises(EvalDataError):
+        load_cases([path], split="everything")
 
 
 def test_limit_keeps_the_first_cases(tmp_path: Path) -> None:

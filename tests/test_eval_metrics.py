@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from scripts.evaluation.baseline import first_sentences, windows
 from scripts.evaluation.data import EvalCase
 from scripts.evaluation.metrics import (
     accuracy,
@@ -16,6 +17,7 @@ from scripts.evaluation.metrics import (
     precision_recall,
     recall_at_k,
     reciprocal_rank,
+    token_f1,
 )
 from scripts.evaluation.report import build_report, calibration_sweep
 from scripts.evaluation.runner import Observation
@@ -190,3 +192,20 @@ def test_retrieval_and_classification_aggregation() -> None:
     assert report["intent"] == {"accuracy": 0.5, "macro_f1": _rounded(2 / 3)}
     assert report["escalation"]["precision"] == 1.0 and report["escalation"]["recall"] == 1.0
     assert report["cases"]["intent"] == 2 and report["cases"]["escalation"] == 2
+
+
+def test_token_f1_squad_style() -> None:
+    # normalised: case, punctuation, articles and citation markers do not count
+    assert token_f1("The price is $9 per seat [1].", "price is 9 per seat") == 1.0
+    # 2 common tokens of 4 and of 2: precision 0.5, recall 1 → F1 2/3
+    assert token_f1("nine dollars each seat", "nine dollars") == pytest.approx(2 / 3)
+    assert token_f1("completely different", "nine dollars") == 0.0
+    assert token_f1("", "") == 1.0 and token_f1("", "x") == 0.0
+
+
+def test_baseline_windows_and_first_sentences() -> None:
+    text = "x" * 1000
+    parts = windows(text, 512, 128)
+    assert [len(p) for p in parts] == [512, 512, 232]
+    assert windows("short", 512, 128) == ["short"] and windows("  ", 512, 128) == []
+    assert first_sentences("One. Two!  Three? Four.") == "One. Two!"

@@ -135,12 +135,14 @@ async def test_search_uses_condensed_and_rerank_uses_original(local: LocalSearch
     backend = RecordingBackend(local)
     embedder = FakeEmbedder()
     reranker = FakeReranker()
+    only_original = dataclasses.replace(TUNED, rerank_with_condensed=False)
     r = await run(
         backend,
         "and it still fails?",
         "Does SSO sign-in fail with AUTH_302?",
         embedder=embedder,
         reranker=reranker,
+        tuning=only_original,
     )
     assert backend.texts == ["Does SSO sign-in fail with AUTH_302?"]
     assert embedder.calls == [["Does SSO sign-in fail with AUTH_302?"]]
@@ -149,6 +151,19 @@ async def test_search_uses_condensed_and_rerank_uses_original(local: LocalSearch
         "Does SSO sign-in fail with AUTH_302?",
         "and it still fails?",
     )
+
+
+async def test_rerank_reads_the_message_with_its_condensed_question(local: LocalSearch) -> None:
+    reranker = FakeReranker()
+    r = await run(
+        local, "and it still fails?", "Does SSO sign-in fail with AUTH_302?", reranker=reranker
+    )
+    # the customer's own words first, then what they refer to (tuning.rerank_with_condensed)
+    assert reranker.calls[0][0] == "and it still fails?\nDoes SSO sign-in fail with AUTH_302?"
+    assert r.rerank_query == reranker.calls[0][0]  # type: ignore[attr-defined]
+    same = FakeReranker()
+    await run(local, "reset my password", "reset my password", reranker=same)
+    assert same.calls[0][0] == "reset my password"  # said once when nothing was condensed
 
 
 async def test_blank_original_reranks_against_condensed(local: LocalSearch) -> None:

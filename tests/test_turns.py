@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
@@ -10,23 +11,29 @@ from app.providers.chat.fake import GARBAGE, ScriptedChatModel
 from app.providers.errors import ProviderError
 from app.providers.rerank.fake import FakeReranker
 from tests.apihelp import Api, running_app
+from tuning import TUNING, ConfidenceBands
+
+# the fake reranker's scores are read as plain score thresholds (no answerability model)
+SCORED = replace(
+    TUNING, confidence={**TUNING.confidence, "scores": ConfidenceBands(strong=0.7, weak=0.55)}
+)
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
 def api() -> Iterator[Api]:
-    with running_app() as api:
+    with running_app(tuning=SCORED) as api:
         yield api
 
 
 @pytest.fixture
 def rerank_scores(api: Api) -> Iterator[object]:
-    """Control confidence: every passage gets the given rerank score (as the offline reranker)."""
+    """Control confidence: every passage gets the given rerank score, read against 0.7/0.55."""
     original = api.services.reranker
 
     def set_score(score: float) -> None:
-        api.services.reranker = FakeReranker(scores={"": score}, calibration="offline")
+        api.services.reranker = FakeReranker(scores={"": score}, calibration="scores")
 
     yield set_score
     api.services.reranker = original
@@ -253,10 +260,13 @@ def test_provider_failure_falls_back_offline_and_is_recorded(api: Api, rerank_sc
     finally:
         api.services.chat_model = original
     meta = assistant_meta(out["reply"])
-    assert meta["condensation"]["fallbackReason"]  # invalid JSON from the condenser call
+    assert meta["condensation"]["fallback"] is True  # invalid JSON from the condenser call
+    stored = api.messages(conv)[-1]["meta"]["condensation"]
+    assert stored["fallbackReason"]  # the reason itself is kept for operators
     assert "Traceback" not in out["reply"]["content"]
     # the garbage (with its [99] and [0]) was discarded, not cleaned up and shown
-    assert meta["model"] == "offline" and meta["fallbackReason"]
+    assert meta["model"] == "offline" and meta["fallback"] is True  # the customer's view
+    assert api.messages(conv)[-1]["meta"]["fallbackReason"]  # the reason, for operators
     assert "[99]" not in out["reply"]["content"] and meta["invalidCitations"] == 0
     assert meta["citations"] and all(1 <= c["n"] <= 5 for c in meta["citations"])
 

@@ -1,32 +1,177 @@
-"""Confidence band from the top rerank score, with thresholds per reranker (DESIGN 5.5). Pure."""
+"""Answerability: is the answer in these passages, or are they only about the same topic?
+(DESIGN 5.5). Pure.
+
+A rerank score says how alike a question and a passage are; a same-topic passage that does not
+hold the answer can score as high as the one that does. So the band comes from a small logistic
+model over features of the whole retrieval, fitted on labelled answerable/unanswerable cases
+(`scripts/evaluation/fit_confidence.py`; coefficients, version and thresholds in tuning.py):
+
+    top        the best passage's rerank score
+    margin     best minus second-best rerank score (one clear answer vs many look-alikes)
+    coverage   share of the standalone question's content terms the best passage contains
+               (identifier-like terms count double)
+    entities   share of the question's names, numbers and identifiers the best passage contains
+               (1 when it has none): a passage about another product or year is not the answer.
+               At 0 (it names none of them) the band is at most `weak`, whatever the model says:
+               measured on the MT-RAG tune part, no case with such a passage reached the strong
+               region anyway, and a confident answer about something never named is a guess.
+    agreement  share of the first-stage rankers (dense, BM25) that put the best passage's
+               document in their own top 5
+    type_match the question asks for a price, a duration, a quantity, a date or a procedure and
+               the best passage contains one (1), does not (0); 0.5 when the question asks for
+               none of these
+
+    answerability = sigmoid(intercept + Σ wᵢ·featureᵢ)
+
+Bands (`tuning.confidence[reranker]`): `strong` when answerability ≥ strong *and* the best
+passage's own rerank score is at least `passage_floor`; `weak` when answerability ≥ weak; else
+`none`. The model is fitted on one reranker's scores; a reranker without thresholds of its own is
+scored by the calibrated fallback (see `retrieve`) and the band's reason says so.
+"""
 
 from __future__ import annotations
 
 import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
-from tuning import Tuning
+from app.search.answer_types import asked_types, named_terms, shows_type
+from app.search.text import content_terms, is_code, term_set
+from tuning import AnswerabilityModel, ConfidenceBands, Tuning
 
 Band = Literal["strong", "weak", "none"]
 
 log = logging.getLogger(__name__)
 
+FEATURES: tuple[str, ...] = ("top", "margin", "coverage", "entities", "agreement", "type_match")
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """What the answerability features read from a retrieval: no I/O, no provider types."""
+
+    rerank_scores: Sequence[float]  # the reranked shortlist's scores, best first
+    best_text: str  # the best passage's heading line + body
+    best_doc: str
+    dense_docs: Sequence[str]  # first-stage doc ids, rank order
+    bm25_docs: Sequence[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Confidence:
+    band: Band
+    answerability: float | None
+    reason: str
+    features: Mapping[str, float]
+
+
+def answerability_features(question: str, scored: Scored) -> dict[str, float]:
+    scores = list(scored.rerank_scores)
+    top = scores[0] if scores else 0.0
+    margin = top - scores[1] if len(scores) > 1 else top
+    terms = content_terms(question)
+    present = term_set(scored.best_text)
+    if terms:
+        weight = {t: 2.0 if is_code(t) else 1.0 for t in terms}
+        coverage = sum(weight[t] for t in terms if t in present) / sum(weight.values())
+    else:
+        coverage = 0.0
+    entities = named_terms(question)
+    entity_cov = sum(1 for t in entities if t in present) / len(entities) if entities else 1.0
+    agreement = (
+        sum(1 for docs in (scored.dense_docs, scored.bm25_docs) if scored.best_doc in docs[:5])
+        / 2.0
+    )
+    asked = asked_types(question)
+    type_match = (
+        sum(1.0 for k in asked if shows_type(k, scored.best_text)) / len(asked) if asked else 0.5
+    )
+    return {
+        "top": top,
+        "margin": margin,
+        "coverage": coverage,
+        "entities": entity_cov,
+        "agreement": agreement,
+        "type_match": type_match,
+    }
+
+
+def answerability(features: Mapping[str, float], model: AnswerabilityModel) -> float:
+    z = model.intercept + sum(w * features.get(name, 0.0) for name, w in model.weights.items())
+    z = max(-60.0, min(60.0, z))
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def top_score_band(top: float, bands: ConfidenceBands) -> Band:
+    if top >= bands.strong:
+        return "strong"
+    return "weak" if top >= bands.weak else "none"
+
+
+def decide(
+    question: str,
+    scored: Scored | None,
+    calibration: str | None,
+    tuning: Tuning,
+    *,
+    scored_by: str | None = None,
+) -> Confidence:
+    """The band for a retrieval whose passages `scored` holds, read against the thresholds of
+    `calibration` (the reranker that produced the scores). `scored_by` names the active reranker
+    when it was not calibrated and the scores come from the calibrated fallback instead.
+
+    - No scored passage, or no thresholds for `calibration`: `none` (an uncalibrated score
+      must not let the bot answer with confidence).
+    - Thresholds with an answerability model: the model's probability against them, and the best
+      passage's own score against `passage_floor` for `strong`.
+    - Thresholds without a model: the top rerank score against them (the reason says so).
+    """
+    scores = list(scored.rerank_scores) if scored is not None else []
+    if scored is None or not scores or scores[0] != scores[0]:
+        return Confidence("none", None, "no scored passage", {})
+    bands = tuning.confidence.get(calibration) if calibration else None
+    if bands is None:
+        return Confidence("none", None, f"reranker {calibration!r} is not calibrated", {})
+    note = (
+        f"; reranker {scored_by!r} is not calibrated, scored by {calibration!r}"
+        if scored_by
+        else ""
+    )
+    features = answerability_features(question, scored)
+    top = features["top"]
+    if bands.model is None:
+        band = top_score_band(top, bands)
+        why = f"top rerank score {top:.2f} (no answerability model for {calibration!r})"
+        return Confidence(band, None, why + note, features)
+    p = answerability(features, bands.model)
+    floor = bands.passage_floor
+    if p >= bands.strong and top >= floor and features["entities"] == 0.0:
+        why = f"answerability {p:.2f}, but the best passage names none of the question's names"
+        return Confidence("weak", p, why + note, features)
+    if p >= bands.strong and top >= floor:
+        return Confidence("strong", p, f"answerability {p:.2f} >= {bands.strong}{note}", features)
+    if p >= bands.weak:
+        why = (
+            f"answerability {p:.2f} but the best passage scores {top:.2f} < floor {floor}"
+            if p >= bands.strong
+            else f"answerability {p:.2f} in [{bands.weak}, {bands.strong})"
+        )
+        return Confidence("weak", p, why + note, features)
+    return Confidence("none", p, f"answerability {p:.2f} < {bands.weak}{note}", features)
+
 
 def confidence_band(top_score: float | None, reranker: str | None, tuning: Tuning) -> Band:
-    """`strong` ≥ bands.strong, `weak` ≥ bands.weak, else `none`.
-
-    No score (nothing retrieved, or the reranker failed) is `none`. A reranker without
-    calibrated thresholds in tuning is never trusted beyond `none`: an uncalibrated score
-    must not let the bot answer with confidence.
-    """
-    if top_score is None or top_score != top_score:  # None or NaN
+    """The band of a bare top rerank score against a reranker's thresholds: for a reranker
+    without an answerability model only (with one, the thresholds are probabilities and
+    `decide` must be used). No score or no thresholds: `none`."""
+    if top_score is None or top_score != top_score:
         return "none"
     bands = tuning.confidence.get(reranker) if reranker else None
     if bands is None:
         log.warning("no confidence thresholds for reranker %r in tuning; band is none", reranker)
         return "none"
-    if top_score >= bands.strong:
-        return "strong"
-    if top_score >= bands.weak:
-        return "weak"
-    return "none"
+    if bands.model is not None:
+        return "weak" if top_score >= bands.passage_floor else "none"
+    return top_score_band(top_score, bands)

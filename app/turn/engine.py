@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 from app import spend
 from app.errors import InvalidInput, MessageTooLong, StoreUnavailable
 from app.identity import Principal
-from app.links import article_url
+from app.links import article_url, link_key
 from app.providers import budget
 from app.providers.chat.base import Passage, Usage
 from app.providers.embeddings.memo import one_turn
+from app.safety.pii import mask_text
 from app.store.models import Conversation, Customer, Message
 from app.tenant import Tenant
 from app.turn import memory, problem
@@ -40,7 +41,6 @@ from app.turn.escalate import (
 from app.turn.generate import Answer, stream_answer
 from app.turn.identifiers import Identifiers
 from app.turn.language import detect_language
-from app.turn.pii import mask_card_numbers
 from app.turn.retrieve import RetrievalResult, retrieve
 from app.turn.tools import SessionTools, ToolResult
 from app.turn.trace import CitationTrace, PassageTrace, ToolTrace, TurnTrace
@@ -105,7 +105,7 @@ async def run_turn(
     sink = sink or TurnSink()
     started = time.perf_counter()
     store = services.store
-    masked = mask_card_numbers(content)
+    masked = mask_text(content, services.settings.pii_mask)  # before storage and any provider
     seq = await store.conversations.allocate_seq(conversation.id)
     user_msg = await store.messages.append(
         conversation,
@@ -174,19 +174,27 @@ async def _answer(
 
     # -- condense + classify
     t = time.perf_counter()
-    cond = await condense(
-        user_msg.content,
-        history,
-        chat_model=(
-            spend.MeteredJsonModel(
-                chat_model, store, services.settings, tuning.condense_budget_seconds
-            )
-            if chat_model.language_model
-            else None
-        ),
-        router=services.router,
-        prev_standalone=prev_standalone,
-    )
+    # the model's JSON call, or offline: the router, whose only slow step is a query embedding
+    offline = not chat_model.language_model
+    with budget.deadline(
+        tuning.embed_budget_seconds if offline else tuning.condense_budget_seconds
+    ):
+        cond = await condense(
+            user_msg.content,
+            history,
+            chat_model=(
+                spend.MeteredJsonModel(
+                    chat_model,
+                    store,
+                    services.settings,
+                    tuning.condense_budget_seconds - tuning.condense_fallback_reserve_seconds,
+                )
+                if chat_model.language_model
+                else None
+            ),
+            router=services.router,
+            prev_standalone=prev_standalone,
+        )
     cond = carry_tools(cond, previous, services.router.vocabulary.ids, tenant.tool_names)
     latency["condense"] = _ms(t)
     if services.settings.docs_only:  # ARTICLES_DIR: no orders or subscriptions exist here
@@ -271,8 +279,10 @@ async def _answer(
         )
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, case_ref))
         await sink.delta(text)
-    elif _off_topic(cond.intent, confidence, tool_results):
-        # Not a free general-purpose assistant: no passage, no tool, no support intent.
+    elif _off_topic(cond.intent, confidence, tool_results) and not (retrieval and retrieval.errors):
+        # Not a free general-purpose assistant: no passage, no tool, no support intent. (A
+        # provider failure is not evidence of that: such a turn gets the "not enough
+        # information" reply with the offer of a person instead.)
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
         text = tenant.text("off_topic", locale)
         await sink.delta(text)
@@ -318,6 +328,8 @@ async def _answer(
         condensed_question=cond.standalone_question,
         condensation=cond.to_meta(),
         top_rerank_score=top,
+        answerability=retrieval.answerability if retrieval else None,
+        confidence_reason=retrieval.confidence_reason if retrieval else "no retrieval",
         retrieval_locale=retrieval_locale,
         retrieval_reason=retrieval.reason if retrieval else None,
         retrieval_errors=list(retrieval.errors) if retrieval else [],
@@ -331,7 +343,8 @@ async def _answer(
         tools=[ToolTrace.model_validate(t) for t in tool_meta]
         + [ToolTrace.model_validate(c.trace()) for c in (answer.tool_calls if answer else ())],
         citations=[
-            CitationTrace.model_validate(c) for c in _citation_meta(services, answer, passages)
+            CitationTrace.model_validate(c)
+            for c in _citation_meta(services, answer, passages, customer.plan if customer else None)
         ],
         invalid_citations=answer.invalid_citations if answer else 0,
         model=answer.model if answer else "rules",
@@ -594,9 +607,10 @@ def _meta_event(
 
 
 def _citation_meta(
-    services: Services, answer: Answer | None, passages: Sequence[Any]
+    services: Services, answer: Answer | None, passages: Sequence[Any], plan: str | None = None
 ) -> list[dict[str, Any]]:
-    """Citations as the widget shows them: number, title, breadcrumb and a link for articles."""
+    """Citations as the widget shows them: number, title, breadcrumb and a link for articles
+    (a restricted article's link is bound to this customer's plan)."""
     if answer is None:
         return []
     by_id = {p.hit.passage_id: p.hit for p in passages}
@@ -609,7 +623,8 @@ def _citation_meta(
             article_url(
                 str(c.get("docId")),
                 hit.audience if hit else "all",
-                services.settings.session_secret.get_secret_value(),
+                link_key(services.settings),
+                plan,
             )
             if c.get("kind") == "doc"
             else None

@@ -32,9 +32,18 @@ class RankedPassage:
         }
 
 
-def rerank_query(original: str, condensed: str) -> str:
-    """The original message; the condensed question only when the original is blank."""
-    return original if original.strip() else condensed
+def rerank_query(original: str, condensed: str, with_condensed: bool = False) -> str:
+    """The original message; the condensed question only when the original is blank.
+
+    `with_condensed` (tuning.rerank_with_condensed) appends the condensed question when it
+    differs: a follow-up such as "and on the mobile app?" names nothing on its own, so the
+    customer's words are read together with what they refer to.
+    """
+    if not original.strip():
+        return condensed
+    if with_condensed and condensed.strip() and condensed.strip() != original.strip():
+        return f"{original}\n{condensed}"
+    return original
 
 
 def passage_text(hit: Hit) -> str:

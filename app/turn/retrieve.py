@@ -28,12 +28,19 @@ from app.providers import budget
 from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
 from app.providers.rerank.base import Reranker
+from app.providers.rerank.offline import OfflineReranker
 from app.search.base import Hit, SearchBackend
 from app.search.filters import SearchFilter
-from app.turn.confidence import Band, confidence_band
+from app.turn.confidence import Band, Confidence, Scored, decide
 from app.turn.entitlement import filter_for_customer
 from app.turn.fuse import RANKERS, FusedCandidate, fuse
-from app.turn.rerank import RankedPassage, rerank_candidates, rerank_query, unranked
+from app.turn.rerank import (
+    RankedPassage,
+    passage_text,
+    rerank_candidates,
+    rerank_query,
+    unranked,
+)
 from tuning import Tuning
 
 log = logging.getLogger(__name__)
@@ -47,6 +54,7 @@ LATENCY_STAGES: tuple[str, ...] = (
     "dense_tickets",
     "fuse",
     "rerank",
+    "confidence",
     "total",
 )
 RANKED_STAGES: tuple[str, ...] = (
@@ -74,6 +82,9 @@ class RetrievalResult:
     passages: tuple[RankedPassage, ...] = ()  # the top `tuning.top_passages` of `reranked`
     confidence: Band = "none"
     top_rerank_score: float | None = None
+    answerability: float | None = None  # the calibrated model's probability (confidence.py)
+    confidence_reason: str = "nothing retrieved"
+    confidence_features: Mapping[str, float] = field(default_factory=dict)
     latency_ms: Mapping[str, float] = field(default_factory=dict)
     reason: str | None = None  # why nothing was retrieved
     errors: tuple[str, ...] = ()  # partial failures that did not empty the result
@@ -185,7 +196,7 @@ async def retrieve(
     search_text = condensed or original
     base = RetrievalResult(
         query=search_text,
-        rerank_query=rerank_query(original, condensed),
+        rerank_query=rerank_query(original, condensed, tuning.rerank_with_condensed),
         filter=filt,
         reranker=reranker.name,
         truncated=cut_o or cut_c,
@@ -297,12 +308,65 @@ async def _retrieve(
         ranked = unranked(fused[: tuning.rerank_shortlist])
     passages = ranked[: tuning.top_passages]
     top = passages[0].rerank_score if passages else None
+    staged = replace(staged, reranked=tuple(ranked), passages=tuple(passages), top_rerank_score=top)
+    start = time.perf_counter()
+    conf = await _confidence(staged, reranker, embedder, tuning)
+    latency["confidence"] = (time.perf_counter() - start) * 1000.0
+    if conf.band == "strong":
+        # a confident answer never leans on a passage the reranker itself scored below the floor
+        bands = tuning.confidence.get(reranker.calibration or "") or tuning.confidence.get(
+            tuning.confidence_fallback
+        )
+        floor = bands.passage_floor if bands else 0.0
+        passages = [p for p in passages if (p.rerank_score or 0.0) >= floor]
     return replace(
         staged,
-        reranked=tuple(ranked),
         passages=tuple(passages),
-        top_rerank_score=top,
-        confidence=confidence_band(top, reranker.calibration, tuning),
+        confidence=conf.band,
+        answerability=conf.answerability,
+        confidence_reason=conf.reason,
+        confidence_features=dict(conf.features),
         latency_ms=latency,
         errors=tuple(errors),
     )
+
+
+def _scored(result: RetrievalResult, ranked: Sequence[RankedPassage]) -> Scored | None:
+    scores = [p.rerank_score for p in ranked]
+    if not ranked or any(s is None for s in scores):
+        return None
+    best = ranked[0].hit
+    return Scored(
+        rerank_scores=[float(s or 0.0) for s in scores],
+        best_text=passage_text(best),
+        best_doc=best.doc_id,
+        dense_docs=list(dict.fromkeys(h.doc_id for h in result.dense_chunks)),
+        bm25_docs=list(dict.fromkeys(h.doc_id for h in result.bm25_articles)),
+    )
+
+
+async def _confidence(
+    result: RetrievalResult, reranker: Reranker, embedder: Embedder, tuning: Tuning
+) -> Confidence:
+    """The band, read against the active reranker's thresholds; a reranker without thresholds
+    of its own has the top passages re-scored by the calibrated fallback (offline) reranker,
+    and the band's reason says so."""
+    question = result.query  # the standalone question: what the answer must cover
+    calibration = reranker.calibration
+    if calibration in tuning.confidence or result.top_rerank_score is None:
+        return decide(question, _scored(result, result.reranked), calibration, tuning)
+    fallback = tuning.confidence_fallback
+    try:
+        judge = OfflineReranker(embedder)
+        head = list(result.reranked[: tuning.top_passages])
+        scores = await judge.rerank_with_vectors(
+            result.rerank_query, [passage_text(p.hit) for p in head], [p.hit.vector for p in head]
+        )
+    except Exception as exc:  # the fallback is best effort: without it, no confidence
+        log.warning("fallback confidence scoring failed: %s", exc)
+        return decide(question, None, calibration, tuning)
+    rescored = sorted(
+        (replace(p, rerank_score=float(s)) for p, s in zip(head, scores, strict=True)),
+        key=lambda p: -(p.rerank_score or 0.0),
+    )
+    return decide(question, _scored(result, rescored), fallback, tuning, scored_by=reranker.name)

@@ -21,6 +21,7 @@ lets the turn reuse the vector when retrieval embeds the same text.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,11 +31,13 @@ import numpy as np
 import numpy.typing as npt
 
 from app.providers.embeddings.base import Embedder
+from app.providers.errors import ProviderError
 from app.tenant import POLICY_INTENTS, SENTIMENTS, Tenant, generic_tenant
 from app.turn.identifiers import Vocabulary
 from tuning import TUNING
 
 Matrix = npt.NDArray[np.float64]
+log = logging.getLogger(__name__)
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -308,7 +311,12 @@ class Router:
         if not re.search(r"\w", text):
             return RouteDetail("other", 0.0, "neutral", "empty", None, ())
         models = await self._load()
-        vector = await self.embedder.embed_query(text)
+        try:
+            vector = await self.embedder.embed_query(text)
+        except (ProviderError, TimeoutError) as exc:
+            # the embedding provider is down or out of time: the rules still route
+            log.warning("router embedding failed, routing by rules only: %r", exc)
+            return self._rules_only(text)
         query = _normalise(np.asarray([vector], float))[0]
 
         probs = models.intent.probabilities(query)
@@ -338,6 +346,24 @@ class Router:
         else:
             sentiment, sentiment_rule = self._mood(models.moods, query), None
         return RouteDetail(intent, score, sentiment, rule, sentiment_rule, top, own_subscription)
+
+    def _rules_only(self, text: str) -> RouteDetail:
+        """A route without an embedding: the rules' intent and mood, else `other` and neutral
+        (score 0, so nothing downstream mistakes it for a confident classification)."""
+        phrase = policy_phrase_intent(text, self.tenant.policy_phrases)
+        if explicit_human_request(text):
+            intent, score, rule = "human_handoff", 1.0, "human_request"
+        elif phrase is not None:
+            intent, score, rule = phrase, 1.0, "policy_phrase"
+        elif looks_like_acknowledgment(text):
+            intent, score, rule = "acknowledgment", 0.9, "acknowledgment"
+        elif is_greeting(text):
+            intent, score, rule = "other", 0.9, "greeting"
+        else:
+            intent, score, rule = "other", 0.0, "no-embedding"
+        mood = lexicon_sentiment(text)
+        sentiment, sentiment_rule = mood if mood is not None else ("neutral", None)
+        return RouteDetail(intent, score, sentiment, rule, sentiment_rule, ())
 
     def _decide(self, probs: Mapping[str, float], text: str) -> tuple[str, float]:
         """The most probable intent; an escalating one only above its minimum probability."""

@@ -65,6 +65,8 @@ class TurnTrace(_Camel):
     condensed_question: str | None = None
     condensation: dict[str, Any] | None = None
     top_rerank_score: float | None = None
+    answerability: float | None = None
+    confidence_reason: str | None = None
     retrieval_locale: str | None = None
     retrieval_reason: str | None = None
     retrieval_errors: list[str] = Field(default_factory=list)

@@ -15,6 +15,7 @@ Case fields, where DESIGN 11 is silent:
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -179,8 +180,10 @@ class EvalCase:
     escalate: bool | None = None
     rewrite: str | None = None
     forbidden: tuple[str, ...] | None = None
+    reference: str | None = None  # a reference answer (for answer token F1)
     tags: tuple[str, ...] = ()
     source: str = ""
+    conversation: str = ""  # what groups turns of one conversation (see `conversation_key`)
 
 
 def _ids(value: Any) -> tuple[str, ...] | None:
@@ -234,9 +237,29 @@ def parse_case(row: Any, where: str) -> EvalCase:
         escalate=_flag(expect.get("escalate")),
         rewrite=_text(expect.get("rewrite")),
         forbidden=_ids(expect.get("forbidden")),
+        reference=_text(expect.get("reference")),
+        conversation=conversation_key(history, message),
         tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (),
         source=where,
     )
+
+
+def conversation_key(history: Sequence[tuple[str, str]], message: str) -> str:
+    """What identifies a case's conversation without any dataset-specific id format: its first
+    user turn (the message itself when there is no history). Turns of one conversation share it,
+    so a split by this key never puts one conversation on both sides."""
+    first = next((text for role, text in history if role == "user" and text.strip()), message)
+    return " ".join(first.split()).lower()
+
+
+SPLITS: tuple[str, ...] = ("tune", "report")
+
+
+def split_of(case: EvalCase) -> str:
+    """`tune` or `report`, deterministically: the parity of the first byte of
+    sha256(conversation key). Fit and tune on `tune`; quote numbers on `report`."""
+    digest = hashlib.sha256(case.conversation.encode("utf-8")).digest()
+    return SPLITS[digest[0] % 2]
 
 
 @dataclass
@@ -245,8 +268,11 @@ class CaseSet:
     skipped: list[str] = field(default_factory=list)
 
 
-def load_cases(paths: Sequence[Path], limit: int | None = None) -> CaseSet:
-    """Every case of every file, in order; the first `limit` of them when given."""
+def load_cases(
+    paths: Sequence[Path], limit: int | None = None, split: str | None = None
+) -> CaseSet:
+    """Every case of every file, in order (only those of one `split_of` part when `split` is
+    given); the first `limit` of them when given."""
     out = CaseSet()
     for path in paths:
         for n, row in read_jsonl(path):
@@ -255,6 +281,10 @@ def load_cases(paths: Sequence[Path], limit: int | None = None) -> CaseSet:
                 out.cases.append(parse_case(row, where))
             except ValueError as exc:
                 out.skipped.append(f"{where}: {exc}")
+    if split is not None:
+        if split not in SPLITS:
+            raise EvalDataError(f"unknown split {split!r}; expected one of {SPLITS}")
+        out.cases = [c for c in out.cases if split_of(c) == split]
     if limit is not None:
         out.cases = out.cases[: max(limit, 0)]
     return out

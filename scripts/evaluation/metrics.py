@@ -10,6 +10,8 @@ Conventions:
 from __future__ import annotations
 
 import math
+import re
+from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from typing import TypeVar
 
@@ -124,3 +126,31 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
 def _same_length(a: Sequence[object], b: Sequence[object]) -> None:
     if len(a) != len(b):
         raise ValueError(f"{len(a)} predictions for {len(b)} gold labels")
+
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = re.compile(r"[^\w\s]")
+_CITATION = re.compile(r"\[\d+\]")
+
+
+def answer_tokens(text: str) -> list[str]:
+    """SQuAD normalisation: lower-case, citation markers and punctuation removed, articles
+    dropped, whitespace split."""
+    text = _CITATION.sub(" ", text.lower())
+    text = _PUNCT.sub(" ", text)
+    return _ARTICLES.sub(" ", text).split()
+
+
+def token_f1(answer: str, reference: str) -> float:
+    """SQuAD-style token F1 of an answer against one reference (bag-of-tokens overlap).
+
+    Both empty scores 1; one empty scores 0.
+    """
+    got, gold = answer_tokens(answer), answer_tokens(reference)
+    if not got or not gold:
+        return float(got == gold)
+    common = sum((Counter(got) & Counter(gold)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(got), common / len(gold)
+    return 2 * precision * recall / (precision + recall)

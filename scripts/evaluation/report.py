@@ -29,6 +29,13 @@ Contract keys (other tools parse them; a metric over no cases is null, never 0):
   supplied passage.
 - `latency_ms.<stage>.{p50, p95}`: retrieval stages from the condensed-form retrieval (the one
   the turn runs; `retrieve` is its end-to-end time), `condense`/`generate`/`total` from the turn.
+- `answer.token_f1`: SQuAD-style token F1 (`metrics.token_f1`) of the stored reply against
+  `expect.reference`, mean over cases with `expect.answerable: true` and a reference.
+- `baseline.naive_dense.{recall@5, mrr@10}`, `baseline.naive_bm25.{recall@5, mrr@10}`: the
+  naive rankers of `baseline.py` (plain 512/128-character windows, last message as query) on
+  the same cases as `retrieval`, same de-duplication to documents;
+  `baseline.first_sentences.token_f1`: the first two sentences of the naive dense top window,
+  on the same cases as `answer.token_f1`.
 - `cases`: how many cases each metric counted.
 
 Extra keys (not part of the contract): `run` (corpus, files, timings, thresholds),
@@ -55,6 +62,7 @@ from scripts.evaluation.metrics import (
     recall_at_k,
     reciprocal_rank,
     share,
+    token_f1,
 )
 from scripts.evaluation.runner import (
     FORMS,
@@ -101,6 +109,42 @@ def retrieval_by_tag(observations: Sequence[Observation]) -> dict[str, Any]:
                 "mrr@10": _r(mean(reciprocal_rank(r, g, 10) for r, g in ranked)),
             }
     return out
+
+
+def baseline_metrics(observations: Sequence[Observation]) -> tuple[dict[str, Any], int]:
+    """The naive baselines on the cases `retrieval_metrics` counts, and answer token F1 (ours
+    and the first-sentences baseline) on answerable cases with a reference."""
+    labelled = [o for o in observations if o.case.relevant and o.ranked and o.naive is not None]
+    out: dict[str, Any] = {}
+    for name in ("dense", "bm25"):
+        ranked = [(getattr(o.naive, name), o.case.relevant or ()) for o in labelled if o.naive]
+        out[f"naive_{name}"] = {
+            "recall@5": _r(mean(recall_at_k(r, g, 5) for r, g in ranked)),
+            "mrr@10": _r(mean(reciprocal_rank(r, g, 10) for r, g in ranked)),
+        }
+    scored = _with_reference(observations)
+    out["first_sentences"] = {
+        "token_f1": _r(
+            mean(
+                token_f1(o.naive.first_sentences, o.case.reference or "") for o in scored if o.naive
+            )
+        )
+    }
+    return out, len(labelled)
+
+
+def _with_reference(observations: Sequence[Observation]) -> list[Observation]:
+    return [
+        o
+        for o in observations
+        if o.ran and o.case.answerable is True and o.case.reference and o.naive is not None
+    ]
+
+
+def answer_metrics(observations: Sequence[Observation]) -> tuple[dict[str, Any], int]:
+    scored = _with_reference(observations)
+    f1 = mean(token_f1(o.answer or "", o.case.reference or "") for o in scored)
+    return {"token_f1": _r(f1)}, len(scored)
 
 
 def _answerable(o: Observation) -> bool:
@@ -211,6 +255,8 @@ def build_report(
     confidence, confidence_cases = confidence_metrics(observations)
     classification = classification_metrics(observations)
     latency, latency_cases = latency_metrics(observations)
+    baseline, baseline_cases = baseline_metrics(observations)
+    answer, answer_cases = answer_metrics(observations)
     ran = [o for o in observations if o.ran]
     rewrites = [o for o in observations if o.rewrite_cosine is not None]
     leaks = [leak for o in observations for leak in o.leaks]
@@ -230,6 +276,8 @@ def build_report(
             "total": sum(o.citations for o in ran),
         },
         "latency_ms": latency,
+        "answer": answer,
+        "baseline": baseline,
         "cases": {
             "total": len(observations) + skipped_cases,
             "skipped": skipped_cases,
@@ -244,6 +292,8 @@ def build_report(
             "forbidden": sum(1 for o in checked if o.case.forbidden),
             "citations": len(ran),
             "latency": latency_cases,
+            "baseline": baseline_cases,
+            "answer": answer_cases,
         },
         "run": dict(run or {}),
         "calibration": calibration_sweep(observations),
@@ -312,6 +362,17 @@ def render(report: Mapping[str, Any]) -> str:
             ],
         )
     )
+    base = report.get("baseline") or {}
+    if base:
+        out.append(
+            _table(
+                ["baseline (message as written)", "R@5", "MRR@10"],
+                [
+                    [f"naive_{n}", base[f"naive_{n}"]["recall@5"], base[f"naive_{n}"]["mrr@10"]]
+                    for n in ("dense", "bm25")
+                ],
+            )
+        )
     conf = report["confidence"]
     out.append("\nPipeline")
     out.append(
@@ -347,6 +408,12 @@ def render(report: Mapping[str, Any]) -> str:
                     "rewrite.baseline_mean_cosine",
                     report["rewrite"]["baseline_mean_cosine"],
                     cases["rewrite"],
+                ],
+                ["answer.token_f1", report["answer"]["token_f1"], cases["answer"]],
+                [
+                    "baseline.first_sentences.token_f1",
+                    base.get("first_sentences", {}).get("token_f1"),
+                    cases["answer"],
                 ],
                 ["entitlement.leaks", report["entitlement"]["leaks"], cases["entitlement"]],
                 ["citations.invalid", report["citations"]["invalid"], cases["citations"]],

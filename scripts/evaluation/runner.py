@@ -37,9 +37,10 @@ from app.settings import Settings
 from app.store.models import Customer
 from app.turn.condense import condense
 from app.turn.engine import clean_message, run_turn
-from app.turn.entitlement import audience_ladder
+from app.turn.entitlement import audience_ladder, filter_for_customer
 from app.turn.pii import mask_card_numbers
 from app.turn.retrieve import RANKED_STAGES, RetrievalResult, retrieve
+from scripts.evaluation.baseline import NaiveBaseline, NaiveResult
 from scripts.evaluation.data import EvalCase, load_corpus
 from scripts.evaluation.metrics import cosine
 from tuning import Tuning
@@ -78,6 +79,8 @@ class Observation:
     latency: dict[str, float] = field(default_factory=dict)
     rewrite_cosine: float | None = None
     rewrite_baseline: float | None = None  # the message as written vs the human rewrite
+    answer: str | None = None  # the stored reply text
+    naive: NaiveResult | None = None  # the naive baselines on the same message
 
     @property
     def ran(self) -> bool:
@@ -93,6 +96,7 @@ class Prepared:
     ingest_seconds: float
     ingest_cpu_seconds: float  # this process's CPU time: comparable on a shared, busy machine
     embedding_cache: dict[str, int] | None = None  # disk-cache hits/misses while preparing
+    baseline: NaiveBaseline | None = None
 
 
 def eval_settings(reranker: str | None = None) -> Settings:
@@ -136,6 +140,9 @@ async def prepare(settings: Settings, tuning: Tuning, corpus_path: Path | None) 
         corpus = str(corpus_path)
     services.search = await open_search(store, tuning)
     services.corpus_ready = True
+    baseline = await NaiveBaseline.build(
+        await store.articles.list(), await store.tickets.all(), embedder
+    )
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     # What the service does at start-up (and a warm cache would otherwise defer to the first
     # case): load the model and embed the router's exemplars, so case latencies are steady-state.
@@ -149,14 +156,15 @@ async def prepare(settings: Settings, tuning: Tuning, corpus_path: Path | None) 
     cache = None
     if hasattr(embedder, "hits") and hasattr(embedder, "misses"):  # the disk-cached embedder
         cache = {"hits": int(embedder.hits), "misses": int(embedder.misses)}
-    return Prepared(services, corpus, counts, skipped, seconds, cpu, cache)
+    return Prepared(services, corpus, counts, skipped, seconds, cpu, cache, baseline)
 
 
 class CaseRunner:
     """Runs cases one at a time against prepared services."""
 
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, baseline: NaiveBaseline | None = None) -> None:
         self.services = services
+        self.baseline = baseline
         self._customers: dict[tuple[str, str], Customer] = {}
         self._anonymous = 0
 
@@ -232,6 +240,7 @@ class CaseRunner:
 
         result = await run_turn(services, principal, conv, content)
         meta: dict[str, Any] = dict(result.reply.meta) if result.reply else {}
+        obs.answer = result.reply.content if result.reply else None
         obs.error = meta.get("error")
         obs.intent = meta.get("intent") or ("error" if obs.error else None)
         obs.escalated = bool(meta.get("escalated"))
@@ -271,6 +280,15 @@ class CaseRunner:
         plan = customer.plan if customer else None
         locale = customer.locale if customer else None
         ladder = set(audience_ladder(plan, tuning))
+        if self.baseline is not None:
+            filt = filter_for_customer(plan, locale, tuning)
+            obs.naive = await self.baseline.query(
+                content,
+                services.embedder,
+                sorted(filt.audiences),
+                filt.locale,
+                (filt.status, filt.ticket_status),
+            )
         for form, query in (("original", content), ("condensed", condensed)):
             res = await retrieve(
                 content,
@@ -328,8 +346,9 @@ async def run_cases(
     services: Services,
     cases: Sequence[EvalCase],
     progress: Callable[[int, int, float], None] | None = None,
+    baseline: NaiveBaseline | None = None,
 ) -> list[Observation]:
-    runner = CaseRunner(services)
+    runner = CaseRunner(services, baseline)
     out: list[Observation] = []
     started = time.perf_counter()
     for i, case in enumerate(cases, start=1):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,11 +35,18 @@ from app.providers.chat.base import (
     Usage,
 )
 from app.providers.errors import ProviderError
+from app.safety.screen import without_instructions
+from app.search.answer_types import asked_types, named_terms, shows_type
+from app.search.text import content_terms, term_set
 from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply, phrase
 
 MAX_SENTENCES = 3
 MAX_STEPS = 6  # a procedure is quoted whole up to this many steps: half a procedure misleads
 _RANK_DECAY = 0.35  # passage i (0-based) weighs 1 / (1 + 0.35 i): the reranker's order counts
+_SECTION_WEIGHT = 1.0  # question terms in the sentence's own section heading
+_STEP_BONUS = 1.5  # how-to questions: list steps and their lead-in lines
+_TYPE_BONUS = 1.8  # the sentence holds the answer type asked for (a price, a duration, ...)
+_TICKET_HOWTO = 0.5  # how-to questions: a ticket's resolution weighs half an article's sentence
 
 _STOP = frozenset(
     """
@@ -241,6 +248,7 @@ class _Sentence:
     list_item: bool
     block: int  # paragraph / list / table number within the passage
     numbered: bool = False  # an item of a numbered list (the order matters)
+    heading: frozenset[str] = frozenset()  # terms of the section heading it sits under
 
 
 def _table_rows(lines: list[str]) -> list[str]:
@@ -279,19 +287,28 @@ def split_sentences(text: str) -> list[tuple[str, bool, int, bool]]:
 
     A block is a paragraph, a list or a table; blank lines and headings end one.
     """
-    out: list[tuple[str, bool, int, bool]] = []
+    return [(t, item, block, numbered) for t, item, block, numbered, _ in split_sections(text)]
+
+
+def split_sections(text: str) -> list[tuple[str, bool, int, bool, str]]:
+    """As `split_sentences`, each with the text of the heading it sits under ("" for none)."""
+    out: list[tuple[str, bool, int, bool, str]] = []
     table: list[str] = []
-    block, was_item = 0, False
+    block, was_item, heading = 0, False, ""
     for raw in [*text.splitlines(), ""]:
         if raw.strip().startswith("|"):
             table.append(raw)
             continue
         if table:
             block += 1
-            out.extend((row, False, block, False) for row in _table_rows(table))
+            out.extend((row, False, block, False, heading) for row in _table_rows(table))
             table = []
             block += 1
-        if not raw.strip() or _HEADING.match(raw):
+        if _HEADING.match(raw):
+            heading = _clean(raw.strip().lstrip("#"))
+            block += 1
+            continue
+        if not raw.strip():
             block += 1
             continue
         marker = _LIST_ITEM.match(raw)
@@ -307,7 +324,7 @@ def split_sentences(text: str) -> list[tuple[str, bool, int, bool]]:
                 pieces[-1] += " " + piece
             else:
                 pieces.append(piece)
-        out.extend((p, is_item, block, numbered) for p in pieces if p)
+        out.extend((p, is_item, block, numbered, heading) for p in pieces if p)
     return out
 
 
@@ -342,15 +359,57 @@ def _procedure(best: _Sentence, sentences: Sequence[_Sentence]) -> list[_Sentenc
     return [*lead, *items[:MAX_STEPS]]
 
 
+_JOINER = re.compile(r"(?:[,;]\s*)?(?:\b(?:or|and)\b)?[\s,;]*$", re.IGNORECASE)
+
+
+def _is_fragment(item: str) -> bool:
+    """A list item that continues a sentence ("- in the mobile app, or"), not one on its own."""
+    stripped = item.rstrip()
+    return stripped[:1].islower() or bool(re.search(r"(?:[,;]|\b(?:or|and))$", stripped))
+
+
+def _strip_joiner(item: str) -> str:
+    """A list item without the ", or" / ", and" / "," that joined it to the next one."""
+    return _JOINER.sub("", item.rstrip()) or item
+
+
+def _first_procedure(
+    sentences: Sequence[_Sentence],
+    passages: Sequence[PassageLike],
+    score: Callable[[_Sentence], float],
+    wanted: set[str],
+) -> _Sentence | None:
+    """For a how-to question: the best step of the article procedure (a numbered list with a
+    step sharing a term with the question) whose headings name most of the question, the
+    higher-ranked passage on a tie."""
+    best: tuple[int, int, _Sentence] | None = None
+    for p, passage in enumerate(passages):
+        if passage.kind == "ticket":
+            continue  # an agent's note about one case is not a procedure to follow
+        steps = [s for s in sentences if s.passage == p and s.numbered]
+        touching = [s for s in steps if score(s) > 0]
+        if len(steps) < 2 or not touching:
+            continue
+        step = max(touching, key=lambda s: (score(s), -s.index))
+        # the procedure under the heading (title, breadcrumb, section) that names most of the
+        # question; the reranker's order breaks ties
+        named = len((terms(f"{passage.title} {passage.breadcrumb}") | step.heading) & wanted)
+        if best is None or named > best[0]:
+            best = (named, -p, step)
+    return best[2] if best else None
+
+
 def _render(chosen: Sequence[_Sentence]) -> str:
     """Sentences as prose, list items one per line (numbered when the source was), cited per run."""
     out = ""
     step = 0
     for k, s in enumerate(chosen):
         last_of_run = k + 1 == len(chosen) or chosen[k + 1].passage != s.passage
-        text = s.text
+        text = _strip_joiner(s.text) if s.list_item else s.text
         if last_of_run:
             text = _with_citation(text, s.passage + 1)
+        elif s.list_item and _is_fragment(s.text):
+            pass  # one line of a list that reads as one sentence: no period after each piece
         elif text[-1:] not in ".!?:":
             text = text.rstrip(";,") + "."
         if s.list_item:
@@ -378,10 +437,23 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
     sentences: list[_Sentence] = []
     for p, passage in enumerate(passages):
         usable = [
-            u for u in split_sentences(_answerable_text(passage)) if len(u[0].split()) >= 3 or u[1]
+            u
+            for u in split_sections(without_instructions(_answerable_text(passage)))
+            if len(u[0].split()) >= 3 or u[1]
         ]
-        for i, (text, item, block, numbered) in enumerate(usable):
-            sentences.append(_Sentence(p, i, text, frozenset(terms(text)), item, block, numbered))
+        for i, (text, item, block, numbered, heading) in enumerate(usable):
+            sentences.append(
+                _Sentence(
+                    p,
+                    i,
+                    text,
+                    frozenset(terms(text)),
+                    item,
+                    block,
+                    numbered,
+                    frozenset(terms(heading)),
+                )
+            )
     if not sentences:
         return ""
     df: dict[str, int] = {}
@@ -391,16 +463,27 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
     n = len(sentences)
     headers = [terms(f"{p.title} {p.breadcrumb}") for p in passages]
 
-    steps_wanted = bool(_PROCEDURAL.search(question))
+    asked = asked_types(question)
+    steps_wanted = "procedure" in asked or bool(_PROCEDURAL.search(question))
+    values = [k for k in asked if k != "procedure"]  # a price, a duration, a number, a date
+    has_article = any(p.kind != "ticket" for p in passages)
 
     def weight(s: _Sentence) -> float:
         overlap = sum(math.log(1 + n / df[t]) for t in s.terms & wanted)
         if not overlap:
             return 0.0
         context = 0.5 * len(headers[s.passage] & wanted) / max(len(wanted), 1)
+        # the section it sits under names what the question asks about
+        section = _SECTION_WEIGHT * len(s.heading & wanted) / max(len(wanted), 1)
         length = 1 + 0.03 * max(len(s.terms) - 12, 0)  # long sentences match by sheer size
-        kind = 1.5 if steps_wanted and (s.list_item or s.text.endswith(":")) else 1.0
-        return kind * (overlap / length + context) / (1 + _RANK_DECAY * s.passage)
+        kind = 1.0
+        if steps_wanted and (s.list_item or s.text.endswith(":")):
+            kind = _STEP_BONUS * (1.2 if s.numbered else 1.0)
+        if values and any(shows_type(k, s.text) for k in values):
+            kind *= _TYPE_BONUS  # it holds the kind of answer asked for
+        if steps_wanted and has_article and passages[s.passage].kind == "ticket":
+            kind *= _TICKET_HOWTO  # an article's procedure over an agent's note about one case
+        return kind * (overlap / length + context + section) / (1 + _RANK_DECAY * s.passage)
 
     scores = {(s.passage, s.index): weight(s) for s in sentences}
 
@@ -410,6 +493,10 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
     best = max(sentences, key=lambda s: (score(s), -s.passage, -s.index))
     if score(best) <= 0:
         best = sentences[0]  # nothing overlaps: the top passage's opening is still its gist
+    if steps_wanted:
+        steps = _first_procedure(sentences, passages, score, wanted)
+        if steps is not None:
+            best = steps
     procedure = _procedure(best, sentences)
     if procedure:
         return _render(procedure)
@@ -434,21 +521,54 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
 
 def offline_answer(request: GenerationRequest) -> str:
     """The whole offline answer for a request (pure)."""
-    p = request.phrases
+    ph = request.phrases
     if request.intent == "acknowledgment":
-        return acknowledgment_reply(request.original or request.question, request.customer_name, p)
-    facts = [s for r in request.tool_results for s in tool_sentences(r, p)]
+        return acknowledgment_reply(request.original or request.question, request.customer_name, ph)
+    facts = [s for r in request.tool_results for s in tool_sentences(r, ph)]
     found = any(r.ok and r.found for r in request.tool_results)
     question = f"{request.original} {request.question}".strip()
     extract = ""
     if request.passages and request.confidence != "none" and not found:
         extract = extract_answer(question, request.passages)
     if not found and not extract:
-        return no_answer_reply(request.tool_results, p)  # what the lookups said, and a person
+        return no_answer_reply(request.tool_results, ph)  # what the lookups said, and a person
     text = " ".join(p for p in (" ".join(facts), extract) if p)
+    if extract:
+        missing = missing_names(request.question or request.original, request.passages)
+        if missing:  # say what is not covered rather than let the extract pass for an answer
+            text += " " + phrase(
+                ph, "missing_names", "The articles I found don't mention {names}.",
+                names=_join(missing, phrase(ph, "or", " or ")),
+            )  # fmt: skip
     if extract and request.confidence == "weak":
-        text += " " + phrase(p, "weak_hedge", WEAK_HEDGE)
+        cited = list(dict.fromkeys(x.title for x in request.passages[:2] if x.title))
+        if cited:
+            text = phrase(
+                ph, "found_in", "This is what I found in {titles}: {text}",
+                titles=_join([f"“{t}”" for t in cited], phrase(ph, "or", " or ")), text=text,
+            )  # fmt: skip
+        text += " " + phrase(ph, "weak_hedge", WEAK_HEDGE)
     return text
+
+
+def missing_names(question: str, passages: Sequence[PassageLike]) -> list[str]:
+    """The question's names, numbers and identifiers (as the customer wrote them) that no
+    passage contains."""
+    present: set[str] = set()
+    for p in passages:
+        present |= term_set(f"{p.title}\n{p.text}")
+    named = set(named_terms(question))
+    out = []
+    for word in _WORD.findall(question):
+        found = content_terms(word)
+        named_word = found and all(t in named for t in found)
+        if named_word and not any(t in present for t in found) and word not in out:
+            out.append(word)
+    return out
+
+
+def _join(items: Sequence[str], conjunction: str = " or ") -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + conjunction + items[-1]
 
 
 class OfflineChatModel:

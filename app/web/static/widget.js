@@ -242,10 +242,13 @@
     const l = luminance(rgb);
     const white = contrast(1, l);
     const dark = contrast(DARK_L, l);
+    // Mid-tones (luminance ≈ 0.18–0.23) reach 4.5:1 with neither: pure black always does there.
+    const black = contrast(0, l);
+    const onAccent = Math.max(white, dark) >= 4.5 ? (white >= dark ? '#fff' : DARK_TEXT) : white >= black ? '#fff' : '#000';
     return {
       accent: `rgb(${rgb.map(Math.round).join(' ')})`,
-      onAccent: white >= dark ? '#fff' : DARK_TEXT,
-      onAccentRatio: Math.max(white, dark),
+      onAccent,
+      onAccentRatio: onAccent === '#fff' ? white : onAccent === '#000' ? black : dark,
       link: white >= 4.5 ? `rgb(${rgb.map(Math.round).join(' ')})` : '#1d4ed8',
     };
   }
@@ -858,6 +861,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
       busy,
       unreadCount: unread,
       pollDelayMs: nextPollMs,
+      live: !!listenCtl,
       locale: lang,
       apiBase: API,
       version: VERSION,
@@ -1026,7 +1030,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     const res = await api('/v1/conversations', { method: 'POST', body: {} });
     const c = await res.json();
     if (myGen !== gen) throw new WidgetError('stale', 'identity changed');
-    Object.assign(st, { conversationId: c.id, lastSeq: 0, readSeq: 0, status: c.status || 'open', caseRef: null, resolved: null, feedback: {} });
+    Object.assign(st, { conversationId: c.id, lastSeq: 0, readSeq: 0, serverReadSeq: 0, status: c.status || 'open', caseRef: null, resolved: null, feedback: {} });
     save();
     return c.id;
   }
@@ -1034,7 +1038,9 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     return '/v1/conversations/' + enc(st.conversationId) + (suffix || '');
   }
   function forgetConversation(note) {
-    Object.assign(st, { conversationId: null, lastSeq: 0, readSeq: 0, status: null, caseRef: null, resolved: null, feedback: {} });
+    stopListening();
+    held.length = 0;
+    Object.assign(st, { conversationId: null, lastSeq: 0, readSeq: 0, serverReadSeq: 0, status: null, caseRef: null, resolved: null, feedback: {} });
     save();
     shownCases.clear();
     resolvedBar.hidden = true;
@@ -1160,6 +1166,28 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     st.readSeq = Math.max(st.readSeq || 0, st.lastSeq || 0);
     save();
     setUnread(0);
+    syncRead();
+  }
+  // The read mark also lives on the server, so the count is right on the next page, in the
+  // next tab and on the customer's other devices.
+  let readTimer = 0;
+  function syncRead() {
+    clearTimeout(readTimer);
+    readTimer = setTimeout(() => {
+      const seq = st.readSeq || 0;
+      if (!st.conversationId || !st.sessionToken || seq <= (st.serverReadSeq || 0)) return;
+      const conv = st.conversationId;
+      api(convPath('/read'), { method: 'POST', body: { seq } })
+        .then(() => {
+          if (conv === st.conversationId) {
+            st.serverReadSeq = Math.max(st.serverReadSeq || 0, seq);
+            save();
+          }
+        })
+        .catch(() => {
+          /* the local mark still holds; the next read retries */
+        });
+    }, 400);
   }
   function setUnread(n) {
     const changed = n !== unread;
@@ -1447,7 +1475,10 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     fillMessage(s.el, message);
     if (message.id) rendered.set(message.id, s.el);
     if (message.seq) st.lastSeq = Math.max(st.lastSeq || 0, message.seq);
-    if (isOpen) st.readSeq = Math.max(st.readSeq || 0, st.lastSeq || 0);
+    if (isOpen) {
+      st.readSeq = Math.max(st.readSeq || 0, st.lastSeq || 0);
+      syncRead();
+    }
     save();
     const meta = message.meta || {};
     if (meta.escalated && meta.caseRef) showEscalation(meta.caseRef, meta.escalationReason);
@@ -1634,6 +1665,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
       userEl.classList.remove('pending');
       if (myGen === gen) {
         setBusy(false);
+        flushHeld();
         schedulePoll();
       }
     }
@@ -1669,6 +1701,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     } finally {
       if (myGen === gen) {
         setBusy(false);
+        flushHeld();
         updateHeader();
         schedulePoll();
       }
@@ -1686,6 +1719,10 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
       clearLog();
       const msgs = c.messages || [];
       if (st.readSeq === undefined) st.readSeq = st.lastSeq || 0; // state saved by an older widget
+      if (typeof c.readSeq === 'number') {
+        st.serverReadSeq = Math.max(st.serverReadSeq || 0, c.readSeq);
+        st.readSeq = Math.max(st.readSeq, c.readSeq); // seen elsewhere counts as seen
+      }
       let fresh = 0;
       for (const m of msgs) {
         renderMessage(m);
@@ -1730,14 +1767,105 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
       else pollFailures += 1; // transient: the next tick waits longer
     }
   }
+  // Live updates: while the panel is open (or a person has the case) the widget holds one
+  // event stream (GET …/messages with Accept: text/event-stream) and the server pushes each
+  // stored message; the stream ends every ~25 s and is reopened from the last seq. A server
+  // that cannot stream (it answers JSON) is polled instead; a hidden tab polls slowly.
+  let listenCtl = null;
+  let streamOk = true;
+  const held = []; // messages pushed while a turn is streaming: shown once it has finished
+  function stopListening() {
+    if (listenCtl) listenCtl.abort();
+    listenCtl = null;
+  }
+  function receive(m) {
+    if (busy) held.push(m);
+    else {
+      ingest(m);
+      save();
+    }
+  }
+  function flushHeld() {
+    held.splice(0).forEach((m) => ingest(m));
+    save();
+  }
+  async function listen() {
+    const myGen = gen;
+    const ctl = new AbortController();
+    listenCtl = ctl;
+    let failed = false;
+    try {
+      const res = await api(convPath('/messages?after=' + (st.lastSeq || 0)), {
+        headers: { Accept: 'text/event-stream' },
+        signal: ctl.signal,
+      });
+      if (!(res.headers.get('content-type') || '').includes('text/event-stream') || !res.body) {
+        streamOk = false;
+        const body = await res.json();
+        (body.messages || []).forEach(receive);
+        setStatus(body.status);
+      } else {
+        pollFailures = 0;
+        const reader = res.body.getReader();
+        const decoder = new TextDecoder();
+        let buf = '';
+        const handle = (event, raw) => {
+          if (myGen !== gen) throw new WidgetError('stale', 'identity changed');
+          let d = null;
+          try {
+            d = JSON.parse(raw);
+          } catch (_) {
+            return;
+          }
+          if (event === 'message') receive(d);
+          else if (event === 'status' && d.status === 'gone') forgetConversation();
+          else if (event === 'status') setStatus(d.status);
+        };
+        try {
+          for (;;) {
+            const chunk = await readWithin(reader, STREAM_IDLE_MS);
+            if (chunk.done) break;
+            buf = drainEvents(buf + decoder.decode(chunk.value, { stream: true }), handle);
+          }
+        } finally {
+          try {
+            reader.cancel();
+          } catch (_) {
+            /* already closed */
+          }
+        }
+      }
+    } catch (e) {
+      if (myGen !== gen || ctl.signal.aborted || (e && (e.name === 'AbortError' || e.kind === 'stale'))) return;
+      if (e.kind === 'not_found') forgetConversation();
+      else {
+        failed = true;
+        pollFailures += 1;
+      }
+    } finally {
+      if (listenCtl === ctl) listenCtl = null;
+    }
+    if (myGen !== gen || ctl.signal.aborted) return;
+    // Reopen at once after a normal end; after a failure wait 3 s, 6 s, 12 s … up to a minute.
+    const wait = failed ? Math.min(POLL_MAX_MS, POLL_OPEN_MS * Math.pow(2, Math.min(pollFailures - 1, 5))) : 0;
+    nextPollMs = wait || null;
+    clearTimeout(pollTimer);
+    pollTimer = setTimeout(schedulePoll, wait);
+  }
   function schedulePoll() {
     clearTimeout(pollTimer);
     nextPollMs = null;
-    if (!mounted || !st.conversationId) return;
-    let ms = isOpen ? POLL_OPEN_MS : st.status === 'escalated' ? POLL_BACKGROUND_MS : 0;
-    if (!ms) return;
+    let ms = mounted && st.conversationId ? (isOpen ? POLL_OPEN_MS : st.status === 'escalated' ? POLL_BACKGROUND_MS : 0) : 0;
+    if (!ms || navigator.onLine === false) {
+      stopListening(); // the `online` event restarts it
+      return;
+    }
+    if (streamOk && !document.hidden) {
+      if (!listenCtl) listen();
+      return;
+    }
+    stopListening();
     if (document.hidden) ms = Math.max(ms, POLL_BACKGROUND_MS);
-    if (navigator.onLine === false) return; // the `online` event restarts it
     // A server that keeps failing is asked half as often each time, up to once a minute.
     ms = Math.min(POLL_MAX_MS, ms * Math.pow(2, Math.min(pollFailures, 5)));
     nextPollMs = ms;
@@ -1861,6 +1989,8 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
   function switchTo(key) {
     gen += 1;
     if (abortCtl) abortCtl.abort();
+    stopListening();
+    held.length = 0;
     clearTimeout(pollTimer);
     sessionPromise = null;
     pendingFeedback = null;
@@ -2043,7 +2173,15 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
       cfg.offsetY = num(o.offset.y, cfg.offsetY);
     }
     applyLook();
+    const before = lang;
     setLang(chooseLang(st.customer && st.customer.locale));
+    if (lang !== before && st.sessionToken && !st.customer && !st.conversationId) {
+      // A visitor's language travels in their session: before the first question, a new
+      // language means a new session (after it, the conversation keeps the one it began with).
+      revoke(st.sessionToken);
+      st.sessionToken = null;
+      save();
+    }
     applyLabels();
     syncLaunchers();
   }
@@ -2101,6 +2239,7 @@ textarea:focus-visible { outline: 2px solid var(--cg-link); outline-offset: 0; b
     // Sign out and unmount (single-page apps call this on logout; boot mounts it again).
     close();
     signOut();
+    stopListening();
     clearTimeout(pollTimer);
     topLayer(launcher, false);
     hostEl.remove();

@@ -1,0 +1,87 @@
+"""What kind of answer a question asks for, and whether a text holds one. Pure.
+
+Shared by the answerability features (app/turn/confidence.py) and the offline answerer's sentence
+choice (app/providers/chat/offline.py). General English cues only: a price is a currency amount,
+a duration is a number of time units, a procedure is a list of steps or imperative UI verbs; no
+product or company words.
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.search.text import content_terms, is_code
+
+_ASKS = {
+    "price": re.compile(
+        r"\bhow\s+much\b|\b(?:price|prices|pricing|cost|costs|fee|fees|charge|charged)\b", re.I
+    ),
+    "duration": re.compile(
+        r"\bhow\s+long\b|\bhow\s+many\s+(?:days|hours|minutes|weeks)\b|\bduration\b", re.I
+    ),
+    "quantity": re.compile(r"\bhow\s+many\b|\bwhat\s+(?:number|percentage|size|limit)\b", re.I),
+    "date": re.compile(r"\bwhen\b|\bwhat\s+(?:year|date|day|time)\b", re.I),
+    "procedure": re.compile(
+        r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\b|\bhow\s+to\b|\bsteps?\b"
+        r"|\bset\s*up\b|\bconfigure\b|\binstall\b",
+        re.I,
+    ),
+}
+_SHOWS = {
+    "price": re.compile(
+        r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars?|euros?|pounds?|cents?)\b"
+        r"|\b(?:free\s+of\s+charge|at\s+no\s+(?:extra\s+)?(?:cost|charge))\b",
+        re.I,
+    ),
+    "duration": re.compile(
+        r"\b\d+(?:[.,]\d+)?\s*(?:-\s*\d+\s*)?(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|"
+        r"weeks?|months?|years?)\b|\b(?:an?|one|two|three|four|five|six|ten|twelve)\s+"
+        r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b",
+        re.I,
+    ),
+    "quantity": re.compile(r"\d"),
+    "date": re.compile(
+        r"\b(?:1[5-9]|20)\d\d\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+        r"\s+\d|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+        r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|daily|weekly|monthly)\b"
+        r"|\b\d+\s*(?:am|pm)\b",
+        re.I,
+    ),
+    "procedure": re.compile(
+        r"^\s*(?:\d{1,2}[.)]|[-*+•])\s+|\b(?:click|select|choose|open|go\s+to|navigate|enter|"
+        r"run|type|press|tap|enable|turn\s+on|step\s+\d)\b",
+        re.I | re.M,
+    ),
+}
+
+TYPES: tuple[str, ...] = tuple(_ASKS)
+
+
+def asked_types(question: str) -> list[str]:
+    """The answer types a question asks for (price, duration, quantity, date, procedure)."""
+    asked = [name for name, pattern in _ASKS.items() if pattern.search(question)]
+    if "duration" in asked and "quantity" in asked:
+        asked.remove("quantity")  # "how many days" is a duration
+    return asked
+
+
+def shows_type(kind: str, text: str) -> bool:
+    """The text holds an answer of this kind (a price, a duration, a number, a date, a step)."""
+    return bool(_SHOWS[kind].search(text))
+
+
+_WORDS = re.compile(r"[^\W_]+(?:[-_][^\W_]+)*")
+
+
+def named_terms(question: str) -> list[str]:
+    """Names (capitalised words not opening a sentence), numbers and identifiers, as terms."""
+    out: list[str] = []
+    opening = True  # the first word of a sentence is capitalised whatever it is
+    for match in _WORDS.finditer(question):
+        word = match.group(0)
+        named = word[:1].isupper() and not opening
+        if named or any(c.isdigit() for c in word) or is_code(word.lower()):
+            out += content_terms(word)
+        tail = question[match.end() : match.end() + 2]
+        opening = any(c in ".!?" for c in tail)
+    return list(dict.fromkeys(out))

@@ -1,0 +1,126 @@
+"""Fit the answerability model (app/turn/confidence.py) on labelled cases' features.
+
+    python -m scripts.evaluation.fit_confidence FEATURES.jsonl [--max-unanswerable-strong 0.07]
+        [--passage-floor 0.55] [--version NAME]
+
+FEATURES.jsonl comes from `python -m scripts.evaluation.sweep ... --split tune --features F`:
+one line per case with `features` (the retrieval's confidence features) and `answerable`; or
+pass the sweep's --out file with `--sweep-row N` to fit on the features of its N-th configuration.
+
+The model is an L2-regularised logistic regression (Newton's method, no dependencies beyond
+numpy) of `answerable` on the features of `confidence.FEATURES`. The thresholds are chosen on
+the same part:
+- strong: the lowest probability at which at most `--max-unanswerable-strong` of the
+  unanswerable cases would be strong (with the passage floor applied too) — kept below the
+  0.10 target so the report part has room;
+- weak: the probability that best separates the two labels (Youden's J: answerable kept minus
+  unanswerable kept), below strong.
+It prints the rates on the fitted part and the `ConfidenceBands(...)` to paste into tuning.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from app.turn.confidence import FEATURES
+
+Array = npt.NDArray[np.float64]
+
+
+def fit_logistic(x: Array, y: Array, l2: float = 1.0, steps: int = 50) -> tuple[float, Array]:
+    """(intercept, weights) maximising the L2-penalised log-likelihood (intercept unpenalised)."""
+    xb = np.hstack([np.ones((x.shape[0], 1)), x])
+    beta = np.zeros(xb.shape[1])
+    penalty = np.full(xb.shape[1], l2)
+    penalty[0] = 0.0
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(xb @ beta, -60, 60)))
+        grad = xb.T @ (y - p) - penalty * beta
+        hess = (xb * (p * (1 - p))[:, None]).T @ xb + np.diag(penalty)
+        step = np.linalg.solve(hess, grad)
+        beta += step
+        if float(np.max(np.abs(step))) < 1e-8:
+            break
+    return float(beta[0]), beta[1:]
+
+
+def rates(
+    prob: Array, top: Array, y: Array, strong: float, weak: float, floor: float
+) -> dict[str, float]:
+    is_strong = (prob >= strong) & (top >= floor)
+    is_none = prob < weak
+    ans, unans = y == 1, y == 0
+    return {
+        "strong_rate_answerable": float(is_strong[ans].mean()) if ans.any() else float("nan"),
+        "strong_rate_unanswerable": float(is_strong[unans].mean()) if unans.any() else float("nan"),
+        "none_rate_unanswerable": float(is_none[unans].mean()) if unans.any() else float("nan"),
+        "none_rate_answerable": float(is_none[ans].mean()) if ans.any() else float("nan"),
+    }
+
+
+def choose_thresholds(
+    prob: Array, top: Array, y: Array, max_unanswerable_strong: float, floor: float
+) -> tuple[float, float]:
+    grid = np.round(np.arange(0.05, 0.96, 0.01), 2)
+    strong = 0.95
+    for t in grid:
+        if (
+            rates(prob, top, y, t, 0.0, floor)["strong_rate_unanswerable"]
+            <= max_unanswerable_strong
+        ):
+            strong = float(t)
+            break
+    best, weak = -1.0, min(0.3, strong)
+    for t in grid[grid < strong]:
+        kept_ans = float((prob[y == 1] >= t).mean())
+        kept_unans = float((prob[y == 0] >= t).mean())
+        if kept_ans - kept_unans > best:
+            best, weak = kept_ans - kept_unans, float(t)
+    return strong, weak
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m scripts.evaluation.fit_confidence")
+    parser.add_argument("features", type=Path)
+    parser.add_argument("--max-unanswerable-strong", type=float, default=0.07)
+    parser.add_argument("--passage-floor", type=float, default=0.55)
+    parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--version", default="offline-1")
+    parser.add_argument("--sweep-row", type=int, default=None, help="row of a sweep --out file")
+    args = parser.parse_args(argv)
+    rows: list[dict[str, Any]] = [
+        json.loads(line) for line in args.features.read_text(encoding="utf-8").splitlines()
+    ]
+    if args.sweep_row is not None:  # a sweep --out file: one configuration's features
+        rows = rows[args.sweep_row]["confidence_features"]
+    rows = [r for r in rows if r.get("answerable") is not None and r.get("features")]
+    x = np.array([[float(r["features"][f]) for f in FEATURES] for r in rows])
+    y = np.array([1.0 if r["answerable"] else 0.0 for r in rows])
+    intercept, weights = fit_logistic(x, y, args.l2)
+    prob = 1.0 / (1.0 + np.exp(-(intercept + x @ weights)))
+    top = x[:, FEATURES.index("top")]
+    strong, weak = choose_thresholds(prob, top, y, args.max_unanswerable_strong, args.passage_floor)
+    # rank AUC: how often an answerable case outscores an unanswerable one
+    pos, neg = prob[y == 1], prob[y == 0]
+    auc = float((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum())
+    auc /= max(len(pos) * len(neg), 1)
+    print(f"cases {len(rows)} (answerable {int(y.sum())}, unanswerable {int((1 - y).sum())})")
+    print(f"AUC {auc:.3f}; thresholds strong {strong} weak {weak} floor {args.passage_floor}")
+    print(json.dumps(rates(prob, top, y, strong, weak, args.passage_floor), indent=1))
+    weights_src = ", ".join(f'"{f}": {w:.3f}' for f, w in zip(FEATURES, weights, strict=True))
+    print(
+        f"ConfidenceBands(strong={strong}, weak={weak}, passage_floor={args.passage_floor}, "
+        f'model=AnswerabilityModel(version="{args.version}", intercept={intercept:.3f}, '
+        f"weights=MappingProxyType({{{weights_src}}})))"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
