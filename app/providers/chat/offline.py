@@ -460,6 +460,10 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
         return kind * (overlap / length + context + section) / (1 + _RANK_DECAY * s.passage)
 
     scores = {(s.passage, s.index): weight(s) for s in sentences}
+    if steps_wanted and any(
+        v > 0 for (p, _), v in scores.items() if passages[p].kind != "ticket"
+    ):  # a how-to question that an article speaks to: an agent's note is not the procedure
+        scores = {k: (0.0 if passages[k[0]].kind == "ticket" else v) for k, v in scores.items()}
 
     def score(s: _Sentence) -> float:
         return scores[(s.passage, s.index)]
@@ -511,7 +515,14 @@ def offline_answer(request: GenerationRequest) -> str:
         if missing:  # say what is not covered rather than let the extract pass for an answer
             text += f" The articles I found don't mention {_join(missing)}."
     if extract and request.confidence == "weak":
-        cited = list(dict.fromkeys(p.title for p in request.passages[:2] if p.title))
+        numbers = [int(n) for n in re.findall(r"\[(\d+)\]", extract)]
+        cited = list(
+            dict.fromkeys(
+                request.passages[n - 1].title
+                for n in numbers
+                if 0 < n <= len(request.passages) and request.passages[n - 1].title
+            )
+        )
         if cited:
             text = f"This is what I found in {_join([f'“{t}”' for t in cited])}: {text}"
         text += f" {WEAK_HEDGE}"
