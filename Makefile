@@ -19,7 +19,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 venv: $(STAMP)
 
 run: $(STAMP)
-	DEMO=1 OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT) $(ARGS)
+	DEMO=1 OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/uvicorn app.main:create_app --factory --no-proxy-headers --host $(HOST) --port $(PORT) $(ARGS)
 
 # Debian's Chromium for the browser tests: installed with apt-get when missing and run as root,
 # otherwise one line says how (scripts/ensure_chromium.sh).

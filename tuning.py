@@ -7,6 +7,7 @@ so a test can pass `dataclasses.replace(TUNING, ...)`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -178,6 +179,12 @@ class Tuning:
     # --- abuse controls ---
     rate_limit_session_per_minute: int = 20  # a fast human types ~6 messages a minute
     rate_limit_address_per_minute: int = 60  # several people behind one NAT
+    # other writes, per client address (behind TRUSTED_PROXIES, the real one) and per minute
+    rate_limit_sessions_per_minute: int = 30  # a page load opens one; a NAT holds many people
+    rate_limit_conversations_per_minute: int = 30
+    rate_limit_feedback_per_minute: int = 30
+    rate_limit_handoffs_per_minute: int = 5  # each one puts a case in front of a person
+    rate_limit_admin_failures_per_minute: int = 10  # then even the right token waits (429)
     max_message_chars: int = 4000  # longer is a paste of logs: refused (413) with what to do
     max_body_bytes: int = 64_000  # request bodies beyond this are 413
     daily_spend_cap_usd: float = 20.0  # past this, turns fall back to the offline provider
@@ -188,6 +195,7 @@ class Tuning:
     # condenser, lexical-only retrieval, offline answer) and the turn still answers in time.
     turn_budget_seconds: float = 30.0  # past this a chat widget looks broken; hard stop
     condense_budget_seconds: float = 6.0  # one small JSON call (~200 output tokens)
+    condense_fallback_reserve_seconds: float = 1.5  # of condense: kept for the offline condenser
     retrieve_budget_seconds: float = 6.0  # query embedding + three rankers + rerank
     embed_budget_seconds: float = 2.0  # of retrieve: a query embeds in ~0.1-0.3 s when healthy
     rerank_budget_seconds: float = 3.0  # of retrieve: 20 passages through a rerank API ≈ 0.5 s
@@ -197,9 +205,27 @@ class Tuning:
     provider_retry_base_seconds: float = 0.5  # backoff when the server sends no retry-after
     provider_min_attempt_seconds: float = 1.0  # less left than this: fall back, don't call
     provider_call_timeout_seconds: float = 30.0  # one HTTP attempt, even outside a turn
+    # After a timeout, connection failure or 5xx/overload, calls to that provider fail fast for
+    # this long: during an outage one turn per window pays a stage budget, the others fall back
+    # at once (the router, retrieval and reranker would otherwise each wait in every turn).
+    provider_circuit_open_seconds: float = 15.0
     # Caching alert: after this many cache-eligible calls today with zero cache reads, the admin
     # metrics say caching is not working (a prefix that changes per call, or under the minimum).
     cache_read_alert_calls: int = 20
+
+    def without_rate_limits(self) -> Tuning:
+        """This tuning with every rate limit out of reach (load tests, benchmarks, fuzzing)."""
+        big = 10**6
+        return dataclasses.replace(
+            self,
+            rate_limit_session_per_minute=big,
+            rate_limit_address_per_minute=big,
+            rate_limit_sessions_per_minute=big,
+            rate_limit_conversations_per_minute=big,
+            rate_limit_feedback_per_minute=big,
+            rate_limit_handoffs_per_minute=big,
+            rate_limit_admin_failures_per_minute=big,
+        )
 
 
 TUNING = Tuning()

@@ -5,6 +5,10 @@ class ConciergeError(Exception):
     """Base for errors a caller can act on."""
 
 
+class Misconfigured(ConciergeError):
+    """The deployment's settings are unsafe or inconsistent; the server refuses to start."""
+
+
 class Unauthenticated(ConciergeError):
     """Missing, forged or expired credentials."""
 

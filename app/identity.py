@@ -7,6 +7,8 @@ An unsigned, forged or expired identity is rejected: there is no fall-back to th
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,6 +30,7 @@ class Principal:
     session_id: str
     customer_id: str | None
     anonymous_id: str | None
+    epoch: str | None = None  # the customer's session epoch when it was minted
     locale: str | None = None  # an anonymous visitor's language, chosen when the session began
 
     @property
@@ -122,6 +125,11 @@ def verify_identity_claims(
     except jwt.InvalidTokenError as exc:
         raise Unauthenticated(f"identity token is invalid: {exc}") from exc
     sub = _subject(claims.get("sub"))
+    # Lifetime is judged from `exp` against the time of use, so leaving out `iat` gains nothing.
+    now = now or datetime.now(UTC)
+    remaining = datetime.fromtimestamp(float(claims["exp"]), UTC) - now
+    if remaining > IDENTITY_MAX_LIFETIME + timedelta(seconds=30):
+        raise Unauthenticated("identity token lifetime is too long (max 24h)")
     iat = claims.get("iat")
     if isinstance(iat, int | float):
         lifetime = datetime.fromtimestamp(float(claims["exp"]), UTC) - datetime.fromtimestamp(
@@ -152,13 +160,15 @@ def mint_identity(customer_id: str, secret: str, minutes: int = 60) -> str:
 
 
 def mint_session(
-    customer_id: str | None, secret: str, locale: str | None = None
+    customer_id: str | None, secret: str, locale: str | None = None, epoch: str | None = None
 ) -> tuple[str, datetime]:
+    """A session token; a customer's carries their session epoch (checked on every use)."""
     now = datetime.now(UTC)
     exp = now + timedelta(hours=SESSION_HOURS)
     claims: dict[str, object] = {"sid": secrets.token_hex(12), "iat": now, "exp": exp}
     if customer_id:
         claims["cid"] = customer_id
+        claims["ep"] = epoch or ""
     else:
         claims["aid"] = secrets.token_hex(16)
         if locale:
@@ -169,6 +179,8 @@ def mint_session(
 def verify_session(token: str, secret: str) -> Principal:
     try:
         claims = jwt.decode(token, secret, algorithms=[_ALG], options={"require": ["exp", "sid"]})
+        if claims.get("typ") == VIEW_TYP:
+            raise jwt.InvalidTokenError("a view token is not a session")
     except jwt.ExpiredSignatureError as exc:
         raise Unauthenticated("session has expired; start a new one") from exc
     except jwt.InvalidTokenError as exc:
@@ -180,19 +192,39 @@ def verify_session(token: str, secret: str) -> Principal:
         session_id=str(claims["sid"]),
         customer_id=cid if isinstance(cid, str) and cid else None,
         anonymous_id=None if cid else str(aid),
+        epoch=str(claims.get("ep", "")) if cid else None,
         locale=str(claims["loc"]) if not cid and isinstance(claims.get("loc"), str) else None,
     )
 
 
-def article_view_token(slug: str, secret: str, days: int = 7) -> str:
-    """A link token for a restricted article: lets a citation open exactly that page."""
-    exp = datetime.now(UTC) + timedelta(days=days)
-    return jwt.encode({"slug": slug, "exp": exp, "typ": "article"}, secret, algorithm=_ALG)
+VIEW_TYP = "article-view"
+VIEW_TOKEN_MINUTES = 60  # a citation is clicked during the chat, not a week later
 
 
-def article_view_allowed(token: str | None, slug: str, secret: str) -> bool:
+def view_key(session_secret: str, view_secret: str | None = None) -> str:
+    """The key for article view tokens: VIEW_SECRET, or one derived from SESSION_SECRET for this
+    purpose only (so a view token can never pass as a session, nor the reverse)."""
+    if view_secret:
+        return view_secret
+    return hmac.new(
+        session_secret.encode(), b"concierge/article-view/v1", hashlib.sha256
+    ).hexdigest()
+
+
+def article_view_token(slug: str, plan: str, key: str, minutes: int = VIEW_TOKEN_MINUTES) -> str:
+    """A link token for a restricted article: exactly this page, for a viewer on `plan`."""
+    exp = datetime.now(UTC) + timedelta(minutes=minutes)
+    claims = {"slug": slug, "plan": plan, "exp": exp, "typ": VIEW_TYP}
+    return jwt.encode(claims, key, algorithm=_ALG)
+
+
+def article_view_plan(token: str | None, slug: str, key: str) -> str | None:
+    """The plan a valid view token for `slug` was issued to, or None."""
     try:
-        claims = jwt.decode(token or "", secret, algorithms=[_ALG])
+        claims = jwt.decode(token or "", key, algorithms=[_ALG], options={"require": ["exp"]})
     except jwt.InvalidTokenError:
-        return False
-    return claims.get("slug") == slug and claims.get("typ") == "article"
+        return None
+    if claims.get("typ") != VIEW_TYP or claims.get("slug") != slug:
+        return None
+    plan = claims.get("plan")
+    return plan if isinstance(plan, str) else None

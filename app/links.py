@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from app.identity import article_view_token
+from app.identity import article_view_token, view_key
+from app.settings import Settings
 
 
-def article_url(slug: str, audience: str, secret: str) -> str:
-    """`/help/<slug>`, plus `?v=<token>` unless the article is for every audience."""
+def link_key(settings: Settings) -> str:
+    """The article-view key of this deployment (never the session key itself)."""
+    own = settings.view_secret.get_secret_value() if settings.view_secret else None
+    return view_key(settings.session_secret.get_secret_value(), own)
+
+
+def article_url(slug: str, audience: str, key: str, plan: str | None = None) -> str:
+    """`/help/<slug>`, plus `?v=<token>` unless the article is for every audience. The token is
+    bound to the slug and to the viewer's plan (default: the lowest plan the audience allows)."""
     if audience == "all":
         return f"/help/{slug}"
-    return f"/help/{slug}?v={article_view_token(slug, secret)}"
+    return f"/help/{slug}?v={article_view_token(slug, plan or audience, key)}"

@@ -1,4 +1,8 @@
-"""Structured JSON logs: one object a line, with any `extra={...}` fields merged in."""
+"""Structured JSON logs: one object a line, with any `extra={...}` fields merged in.
+
+Every string that reaches a log line (message, extras, exception text) is PII-masked first
+(cards, emails, phones, IBANs, passwords): a log is copied to more places than the database.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ import logging
 import sys
 from datetime import UTC, datetime
 from typing import Any
+
+from app.safety.pii import mask_text, mask_value
 
 _STANDARD = set(vars(logging.makeLogRecord({})).keys()) | {"message", "asctime"}
 
@@ -17,13 +23,13 @@ class JsonFormatter(logging.Formatter):
             "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
             "level": record.levelname.lower(),
             "logger": record.name,
-            "msg": record.getMessage(),
+            "msg": mask_text(record.getMessage()),
         }
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_"):
-                out[key] = value
+                out[key] = mask_value(value)
         if record.exc_info:
-            out["exc"] = self.formatException(record.exc_info)
+            out["exc"] = mask_text(self.formatException(record.exc_info))
         return json.dumps(out, default=str, ensure_ascii=False)
 
 

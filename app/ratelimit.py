@@ -19,3 +19,20 @@ async def check_rate_limits(store: Store, tuning: Tuning, session_id: str, addre
         count, retry = await store.rate_limits.hit(scope, key, window_s=WINDOW_S)
         if count > limit:
             raise RateLimited(retry, scope)
+
+
+async def check_write_limit(store: Store, scope: str, address: str, limit: int) -> None:
+    """Count one write of kind `scope` from `address`; `RateLimited` once over `limit`/minute."""
+    count, retry = await store.rate_limits.hit(scope, address, window_s=WINDOW_S)
+    if count > limit:
+        raise RateLimited(retry, f"{scope} per address")
+
+
+async def admin_locked_out(store: Store, address: str, limit: int) -> int:
+    """Seconds until `address` may try an admin token again (0: it may now)."""
+    count, retry = await store.rate_limits.peek("admin-failure", address, window_s=WINDOW_S)
+    return retry if count >= limit else 0
+
+
+async def note_admin_failure(store: Store, address: str) -> None:
+    await store.rate_limits.hit("admin-failure", address, window_s=WINDOW_S)

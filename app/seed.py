@@ -138,6 +138,7 @@ async def seed_store(
     *,
     tuning: Tuning = TUNING,
     now: datetime | None = None,
+    quarantine: bool = True,
 ) -> SeedReport:
     """Customers, subscriptions, orders, tickets and articles (chunked + embedded)."""
     from app.ingest.pipeline import ingest_corpus, ingest_tickets
@@ -156,7 +157,9 @@ async def seed_store(
     tickets = load_tickets(seed_dir, now)
     ticket_report = await ingest_tickets(store, embedder, tickets, tuning=tuning)
     report.tickets = ticket_report.tickets_seen
-    articles = await ingest_corpus(store, embedder, seed_dir / "articles", tuning=tuning)
+    articles = await ingest_corpus(
+        store, embedder, seed_dir / "articles", tuning=tuning, quarantine=quarantine
+    )
     report.articles = articles.summary()
     report.errors = [f"{e.path}: {e.reason}" for e in articles.bad]
     log.info("seeded", extra={"seed": report.summary()})

@@ -167,7 +167,9 @@ async def prepare_corpus(services: Services) -> None:
         if services.store.embedded and s.seed_on_start and s.articles_dir is not None:
             await _ingest_articles_dir(services, s.articles_dir)
         elif services.store.embedded and s.seed_on_start:
-            report = await seed_store(services.store, services.embedder, s.seed_dir)
+            report = await seed_store(
+                services.store, services.embedder, s.seed_dir, quarantine=s.quarantine_flagged
+            )
             log.info("seed complete", extra={"report": report.summary()})
         await services.router.warm()
         save = getattr(services.embedder, "save", None)
@@ -198,6 +200,7 @@ async def _ingest_articles_dir(services: Services, folder: Path) -> None:
         prune=True,  # the folder is the whole corpus: a file deleted since last run goes too
         default_audience=services.settings.audience_default,
         progress=progress,
+        quarantine=services.settings.quarantine_flagged,
     )
     log.info("articles ingested", extra={"folder": str(folder), "report": report.counts()})
     for problem in report.bad:

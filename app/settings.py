@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parent.parent
+# Published in this repository: accepted only in demo mode (see `insecure_defaults`).
+DEFAULT_IDENTITY_SECRET = "dev-identity-secret-change-me-32bytes!"
+DEFAULT_SESSION_SECRET = "dev-session-secret-change-me-32bytes!!"
+DEFAULT_ADMIN_TOKEN = "dev-admin-token"
+MIN_SECRET_CHARS = 16
+# A list from the environment: JSON (`["a","b"]`) or comma-separated (`a,b`).
+EnvList = Annotated[list[str], NoDecode]
 
 
 class Settings(BaseSettings):
@@ -63,9 +71,14 @@ class Settings(BaseSettings):
     llm_price_input_per_mtok_usd: float = 3.0
     llm_price_output_per_mtok_usd: float = 15.0
 
-    identity_secret: SecretStr = SecretStr("dev-identity-secret-change-me-32bytes!")
-    session_secret: SecretStr = SecretStr("dev-session-secret-change-me-32bytes!!")
-    admin_token: SecretStr = SecretStr("dev-admin-token")
+    identity_secret: SecretStr = SecretStr(DEFAULT_IDENTITY_SECRET)
+    session_secret: SecretStr = SecretStr(DEFAULT_SESSION_SECRET)
+    admin_token: SecretStr = SecretStr(DEFAULT_ADMIN_TOKEN)
+    view_secret: SecretStr | None = Field(
+        default=None,
+        description="Key for article view links; unset = derived from SESSION_SECRET "
+        "(a separate key either way: a view token is never a session token).",
+    )
     identity_keys: dict[str, SecretStr] = Field(
         default_factory=dict,
         description="Extra identity-token secrets by JWT `kid` (key rotation); a token without "
@@ -83,10 +96,31 @@ class Settings(BaseSettings):
         description="DEMO=1 (set by `make run`): the /demo console and its identity-token "
         "minting exist, for loopback clients only, and the published dev secrets are accepted.",
     )
-    cors_origins: list[str] = Field(
-        default=["*"],
-        description="Sites allowed to embed the widget. Auth is a bearer header, not a cookie, "
-        "so '*' exposes nothing; list your domains in production anyway.",
+    cors_origins: EnvList = Field(
+        default=[],
+        description="Origins (scheme://host[:port]) allowed to call the API from a browser, e.g. "
+        "the sites that embed the widget. Empty = same origin only.",
+    )
+    allowed_hosts: EnvList = Field(
+        default=["localhost", "127.0.0.1", "[::1]", "::1"],
+        description="Host headers the server answers to (others get 400); add your domain.",
+    )
+    trusted_proxies: EnvList = Field(
+        default=[],
+        description="Addresses or CIDR ranges of reverse proxies whose X-Forwarded-For is "
+        "believed. Empty = the TCP peer is the client (X-Forwarded-For ignored).",
+    )
+    quarantine_flagged: bool = Field(
+        default=True,
+        description="Flagged (instruction-like) articles stay out of search and /help until a "
+        "person approves them. False = flagged articles are published, still screened.",
+    )
+    pii_mask: Annotated[list[Literal["card", "email", "phone", "iban", "password"]], NoDecode] = (
+        Field(
+            default=["card", "email", "phone", "iban", "password"],
+            description="What is masked in customer and agent text before it is stored, sent to a "
+            "provider or logged: cards, emails, phones, IBANs, typed passwords (comma-separated).",
+        )
     )
 
     embedding_cache_dir: Path | None = Field(
@@ -111,6 +145,31 @@ class Settings(BaseSettings):
     @property
     def embedded(self) -> bool:
         return not self.mongodb_uri
+
+    @field_validator("cors_origins", "allowed_hosts", "trusted_proxies", "pii_mask", mode="before")
+    @classmethod
+    def _env_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+    def insecure_defaults(self) -> list[str]:
+        """Secrets that are the published defaults (or too short to resist guessing)."""
+        found = []
+        for name, value, default in (
+            ("IDENTITY_SECRET", self.identity_secret, DEFAULT_IDENTITY_SECRET),
+            ("SESSION_SECRET", self.session_secret, DEFAULT_SESSION_SECRET),
+            ("ADMIN_TOKEN", self.admin_token, DEFAULT_ADMIN_TOKEN),
+        ):
+            secret = value.get_secret_value()
+            if secret == default or len(secret) < MIN_SECRET_CHARS:
+                found.append(name)
+        if self.view_secret is not None and len(self.view_secret.get_secret_value()) < 16:
+            found.append("VIEW_SECRET")
+        return found
 
     @model_validator(mode="after")
     def _docs_folder_has_its_own_store(self) -> Settings:

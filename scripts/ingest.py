@@ -96,6 +96,7 @@ async def main(argv: list[str] | None = None) -> int:
             force=args.force,
             default_audience=audience,
             progress=_progress,
+            quarantine=settings.quarantine_flagged,
         )
         print(f"done in {time.perf_counter() - t0:.1f}s:")
         print(report.summary())

@@ -8,18 +8,23 @@ prints what it loaded.
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 
 from app.providers.embeddings import build_embedder
 from app.seed import seed_store
 from app.settings import Settings
-from app.store import open_store
+from app.store import StoreInUse, open_store
 from app.store.indexes import ensure_regular_indexes
 
 
-async def main() -> None:
+async def main() -> int:
     settings = Settings()
-    store = open_store(settings)
+    try:
+        store = open_store(settings)
+    except StoreInUse as exc:  # `make run` owns the embedded store (and seeds it itself)
+        print(f"seed: {exc}", file=sys.stderr)
+        return 2
     try:
         await ensure_regular_indexes(store.db)
         embedder = build_embedder(settings)
@@ -35,7 +40,8 @@ async def main() -> None:
             print(f"  {report.summary()}")
     finally:
         await store.close()
+    return 0
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    raise SystemExit(asyncio.run(main()))

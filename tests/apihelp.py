@@ -28,6 +28,7 @@ def make_settings(**overrides: Any) -> Settings:
         "identity_secret": "test-identity-secret-0123456789abcdef",
         "session_secret": "test-session-secret-0123456789abcdef",
         "ttl_sweep_seconds": 3600,
+        "allowed_hosts": ["testserver", "127.0.0.1", "localhost"],
         "_env_file": None,
     }
     base.update(overrides)

@@ -74,7 +74,12 @@ class LiveApp:
         from app.main import create_app
         from app.settings import Settings
 
-        values: dict[str, Any] = {"mongodb_uri": None, "embedder": "fake", "seed_on_start": True}
+        values: dict[str, Any] = {
+            "mongodb_uri": None,
+            "embedder": "fake",
+            "seed_on_start": True,
+            "demo": True,  # the demo console and its published dev secrets, on 127.0.0.1
+        }
         values.update(overrides)
         self.settings = Settings(_env_file=None, **values)  # type: ignore[call-arg]
         self.app = create_app(self.settings)
@@ -207,9 +212,17 @@ def page_fixture(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     """A fresh context (empty localStorage) per test; a failure screenshot is kept."""
     context = browser.new_context(viewport={"width": 1366, "height": 900})
     context.set_default_timeout(20_000)
+    context.add_init_script(RECORD_CSP_VIOLATIONS)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # Chromium reports each Content-Security-Policy violation on the console: count it as an error
+    page.on(
+        "console",
+        lambda msg: (
+            errors.append(f"CSP: {msg.text}") if "Content Security Policy" in msg.text else None
+        ),
+    )
     JS_ERRORS[id(page)] = errors
     failed_before = request.session.testsfailed
     try:
@@ -223,11 +236,23 @@ def page_fixture(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
 
 
 JS_ERRORS: dict[int, list[str]] = {}
+# Every page records `securitypolicyviolation` events (the served pages carry a strict CSP).
+RECORD_CSP_VIOLATIONS = """
+window.__cspViolations = [];
+document.addEventListener('securitypolicyviolation', (e) => {
+  window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`);
+});
+"""
 
 
 def js_errors(page: Any) -> list[str]:
-    """Uncaught exceptions the page has thrown so far."""
+    """Uncaught exceptions and CSP violations the page has produced so far."""
     return JS_ERRORS.get(id(page), [])
+
+
+def csp_violations(page: Any) -> list[str]:
+    """`securitypolicyviolation` events seen by the current document."""
+    return list(page.evaluate("() => window.__cspViolations || []"))
 
 
 def shot(page: Any, name: str, full_page: bool = False) -> Path:

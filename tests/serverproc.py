@@ -34,6 +34,10 @@ def server_env(data_dir: Path) -> dict[str, str]:
         EMBEDDING_CACHE_DIR="",
         LOG_LEVEL="WARNING",
         PYTHONUNBUFFERED="1",
+        # not the published defaults: outside demo mode the server refuses to start with those
+        IDENTITY_SECRET="test-identity-secret-0123456789abcdef",
+        SESSION_SECRET="test-session-secret-0123456789abcdef",
+        ADMIN_TOKEN="test-admin-token",
     )
     return env
 

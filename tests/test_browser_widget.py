@@ -4,6 +4,7 @@ feedback, handoff, agent replies, persistence, keyboard use and phone width."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import urlparse
 
@@ -67,7 +68,9 @@ def test_streams_an_answer_with_a_working_citation_link(live: bh.LiveApp, page: 
     assert public["messageId"] == turn["message"]["id"]
     assert turn["meta"]["intent"] and turn["message"]["role"] == "assistant"
     shown = " ".join(answer.locator(".bubble").inner_text().split())
-    assert shown == " ".join(turn["message"]["content"].split())
+    # Lists are rendered as lists: their "1." / "-" markers are the list's, not the text's.
+    marker = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*•+])\s+", re.MULTILINE)
+    assert shown == " ".join(marker.sub("", turn["message"]["content"]).split())
 
     # [n] in the text is a link to the cited article; the Sources list names it.
     cite = answer.locator("a.cite").first

@@ -94,4 +94,17 @@ async def test_no_attempt_starts_without_time_left() -> None:
         await asyncio.sleep(0.02)
         with pytest.raises(ProviderError, match="no time left") as caught:
             await call_with_retries(attempts, advice(), FAST, provider="p")
-    assert caught.value.kind == "timeout" and attempts.timeouts == []
+    assert caught.value.kind == "budget_exhausted" and attempts.timeouts == []
+
+
+def test_a_circuit_opens_after_an_outage_and_closes_after_a_success() -> None:
+    breaker = budget.CircuitBreaker(open_seconds=60)
+    breaker.check("p")  # closed: nothing raised
+    breaker.record(ProviderError("bad request", "invalid_request_error"))
+    assert not breaker.is_open  # not an outage
+    breaker.record(ProviderError("p timed out", "timeout"))
+    with pytest.raises(ProviderError, match="timed out") as caught:
+        breaker.check("p")
+    assert caught.value.kind == "circuit_open"
+    breaker.record(None)
+    assert not breaker.is_open

@@ -457,3 +457,14 @@ def test_factory_builds_anthropic_from_settings() -> None:
     )
     assert isinstance(lowered, AnthropicChatModel)
     assert lowered.capabilities.cache_min_tokens == 1024
+
+
+async def test_each_generation_round_has_its_own_budget() -> None:
+    """Item 6: one turn deadline no longer covers every model call; a round that hangs ends at
+    `round_timeout_seconds` even with no turn deadline around it."""
+    api = MessagesAPI().add(Hang())
+    request = dataclasses.replace(build_request(question="q"), round_timeout_seconds=1.5)
+    with pytest.raises(ProviderError) as caught:
+        await api.model().generate(request)
+    assert caught.value.kind == "timeout" and "1.5s" in str(caught.value)
+    assert len(api.bodies) == 1

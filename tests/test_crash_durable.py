@@ -74,6 +74,7 @@ async def _load_then_kill(base: str, pid: int) -> tuple[list[dict[str, Any]], di
     return answered, owners
 
 
+@pytest.mark.integration
 def test_kill_9_during_concurrent_turns_loses_no_answered_message(tmp_path: Path) -> None:
     port = free_port()
     with running(uvicorn(port, tmp_path)) as first:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -30,9 +29,7 @@ _state: dict[str, Any] = {}
 
 @pytest.fixture(scope="module")
 def api() -> Iterator[Api]:
-    unlimited = replace(
-        TUNING, rate_limit_session_per_minute=10**6, rate_limit_address_per_minute=10**6
-    )
+    unlimited = TUNING.without_rate_limits()
     with running_app(tuning=unlimited) as api:
         _state["api"] = api
         yield api

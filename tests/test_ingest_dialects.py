@@ -179,10 +179,23 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
         ["secret", "hidden", "<!--", "%%"],
     ),
     (
+        "script and style elements dropped whole",
+        'Math.\n\n<script>\n  window.X = {a: [["\\(", "\\)"]]};\n</script>\n'
+        "<style>p{}</style>\nEnd.",
+        ["Math.", "End."],
+        ["window.X", "p{}", "<script"],
+    ),
+    (
         "JSX components dropped, text and tab labels kept",
         '<Tabs>\n<TabItem value="mac" label="macOS">\nPress <kbd>Cmd</kbd>+K.\n</TabItem>\n</Tabs>',
         ["**macOS**", "Press Cmd+K."],
         ["<Tabs", "TabItem", "<kbd>"],
+    ),
+    (
+        "footnotes: references dropped, definitions become paragraphs",
+        "Fast search.[^1] More text.\n\n  [^1]:\n    Since 2016 it\n    has grown.\n\nAfter.",
+        ["Fast search. More text.", "Since 2016 it\nhas grown.", "After."],
+        ["[^1]"],
     ),
     (
         "block ids and highlights",

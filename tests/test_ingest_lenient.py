@@ -71,6 +71,7 @@ def test_fields_are_derived_from_path_heading_and_first_paragraph(docs: Path) ->
     assert install.audience == "all"
     first = a["first-steps"]
     assert (first.title, first.summary) == ("Your first steps", "The first things to do.")
+    assert first.body == "Create a note."  # the H1 that gave the title is not repeated
     assert (a["guides"].title, a["guides"].summary) == ("Guides", "All guides.")
     assert (a["export"].title, a["export"].summary) == ("Exporting notes", "Save as PDF.")
     assert a["gated"].audience == "enterprise"  # front matter beats the default

@@ -29,6 +29,8 @@ from tuning import TUNING
 # Small stage budgets so a hung provider costs a test a second, not the production 2 + 3 s.
 FAST = dataclasses.replace(
     TUNING,
+    condense_budget_seconds=2.0,
+    condense_fallback_reserve_seconds=0.5,
     retrieve_budget_seconds=2.0,
     embed_budget_seconds=0.5,
     rerank_budget_seconds=0.5,
@@ -47,33 +49,41 @@ def strong_passages(api: Api) -> None:
 
 
 def test_a_voyage_server_that_never_answers_costs_one_stage_budget(api: Api) -> None:
-    """Item 1 / acceptance: the turn completes with the fallback and the trace says why."""
-    fake = FakeVoyage().script("hang", "hang", "hang", "hang")
+    """Item 1 / acceptance: router, retrieval and reranker all on a Voyage server that never
+    answers; the turn completes with the fallbacks and the trace says why."""
+    fake = FakeVoyage().script(*["hang"] * 6)
     served: AbstractAsyncContextManager[FakeVoyage] = fake.serve()
     api.run(served.__aenter__)
     conn = VoyageConnection(API_KEY, base_url=fake.base_url, retry=RetryPolicy.from_tuning(FAST))
-    original = (api.services.embedder, api.services.reranker)
-    api.services.embedder = VoyageEmbedder(conn, model="voyage-3.5", dimensions=256)
+    voyage = VoyageEmbedder(conn, model="voyage-3.5", dimensions=256)
+    router = api.services.router
+    original = (api.services.embedder, api.services.reranker, router.embedder)
+    api.services.embedder = router.embedder = voyage
     api.services.reranker = VoyageReranker(conn)
     try:
         h = api.session("cus_castellan")
         conv = api.conversation(h)
-        out = api.send(h, conv, "How do I update the room panel firmware?")
+        first = api.send(h, conv, "How do I update the room panel firmware?")
+        second = api.send(h, conv, "And how do I reset the room panel?")
     finally:
-        api.services.embedder, api.services.reranker = original
+        api.services.embedder, api.services.reranker, router.embedder = original
         api.run(conn.aclose)
         api.run(served.__aexit__, None, None, None)
-    meta = out["reply"]["meta"]
-    errors = meta["retrievalErrors"]
-    assert any(e.startswith("embed: ProviderError: voyage timed out") for e in errors), errors
-    assert any(e.startswith("rerank: ProviderError: voyage timed out") for e in errors), errors
-    assert meta["passageCount"] > 0  # the lexical ranker answered without a query vector
-    assert meta["confidence"] == "none"  # unscored passages are not evidence
-    assert out["reply"]["content"]  # an honest reply, stored
-    assert len(fake.requests) == 2  # one embed and one rerank attempt; no time for retries
-    # a bound 10x above the stage budgets, not a timing measurement: without deadlines the
-    # SDK would have waited 600 s per call
-    assert meta["latencyMs"]["total"] < FAST.turn_budget_seconds * 1000
+    # one request reached the server: the router's, which timed out after the condense budget;
+    # then the circuit opened and everything else in both turns fell back at once
+    assert len(fake.requests) == 1
+    assert conn.health.failures["timeout"] == 1 and conn.health.failures["circuit_open"] >= 4
+    for out in (first, second):
+        meta = out["reply"]["meta"]
+        errors = meta["retrievalErrors"]
+        assert any(e.startswith("embed: ProviderError: voyage skipped") for e in errors), errors
+        assert any(e.startswith("rerank: ProviderError: voyage skipped") for e in errors), errors
+        assert meta["passageCount"] > 0  # the lexical ranker answered without a query vector
+        assert meta["confidence"] == "none"  # unscored passages are not evidence
+        assert out["reply"]["content"]  # an honest reply, stored
+        # a bound far above the stage budgets, not a timing measurement: without deadlines the
+        # SDK would have waited 600 s per call
+        assert meta["latencyMs"]["total"] < FAST.turn_budget_seconds * 1000
 
 
 def test_a_refused_answer_is_not_stored_and_the_turn_fails(api: Api) -> None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -23,10 +23,8 @@ from tuning import TUNING, ConfidenceBands
 
 pytestmark = pytest.mark.integration
 
-UNLIMITED = replace(
-    TUNING,
-    rate_limit_session_per_minute=10**6,
-    rate_limit_address_per_minute=10**6,
+UNLIMITED = dataclasses.replace(
+    TUNING.without_rate_limits(),
     # the fake rerankers' scores are read as plain score thresholds (no answerability model)
     confidence={**TUNING.confidence, "scores": ConfidenceBands(strong=0.7, weak=0.55)},
 )
@@ -86,7 +84,8 @@ def test_chat_model_failing_on_every_call(api: Api, swap: Any, failure: Any) -> 
     assert "[99]" not in reply["content"]  # garbage citations never survive
     assert "\ufffd" not in reply["content"] and "<<<" not in reply["content"]
     assert reply["meta"]["model"] in ("offline", "rules")
-    assert reply["meta"]["fallbackReason"]
+    assert reply["meta"]["fallback"] is True and "fallbackReason" not in reply["meta"]
+    assert api.messages(conv)[-1]["meta"]["fallbackReason"]  # the why is for operators
     msgs = assert_consistent(api, conv)
     assert [m["role"] for m in msgs] == ["user", "assistant"]
 
@@ -137,8 +136,9 @@ def losing(store: Store, *collections: str) -> Store:
 def test_database_unreachable_mid_turn_is_503_and_loses_nothing(api: Api, swap: Any) -> None:
     h = api.session("cus_castellan")
     conv = api.conversation(h)
-    # The user message is stored, then the cluster goes away during the turn's reads.
-    swap("store", losing(api.services.store, "customers", "escalations"))
+    # The user message is stored, then the cluster goes away during the turn's reads and writes
+    # (the session check reads `customers` before anything, so that one stays reachable).
+    swap("store", losing(api.services.store, "subscriptions", "escalations"))
     r = api.client.post(
         f"/v1/conversations/{conv}/messages",
         headers=h,
@@ -177,7 +177,8 @@ def test_spend_cap_falls_back_offline_and_metrics_say_so(api: Api, swap: Any) ->
         conv = api.conversation(h)
         out = api.send(h, conv, "How do I reset my password?")
         assert model.calls == 0
-        assert out["reply"]["meta"]["spendCapReached"] is True
+        assert "spendCapReached" not in out["reply"]["meta"]  # operators' business
+        assert api.messages(conv)[-1]["meta"]["spendCapReached"] is True
         spend = api.client.get("/v1/admin/metrics", headers=ADMIN).json()["spend"]
         assert spend["capReached"] is True and spend["fallbackTurnsToday"] >= 1
     finally:
@@ -198,8 +199,9 @@ def test_off_topic_requests_get_a_short_refusal(api: Api, swap: Any) -> None:
 
 
 def test_injected_instruction_never_reaches_an_instruction_position(api: Api) -> None:
-    """The seed's hostile article, retrieved as passage [1], given to a model that would obey
-    any instruction placed in its system prompt: the instruction stays quoted data."""
+    """The seed's hostile article, retrieved as passage [1] (as if it had slipped past review),
+    given to a model that would obey any instruction placed in its prompt: the instructing
+    paragraph is screened out of the passage, and nothing reaches an instruction position."""
     from app.providers.chat.base import Passage
     from app.turn.generate import generate_answer
 
@@ -239,7 +241,7 @@ def test_injected_instruction_never_reaches_an_instruction_position(api: Api) ->
     )
     req = seen[-1]
     data = "\n".join(m.content for m in req.messages)
-    assert "FREE100" in data  # the hostile text is present, as quoted data...
+    assert "<passage " in data and "FREE100" not in data  # screened out of the quoted data...
     assert "FREE100" not in req.system  # ...and never among the instructions
     assert "OBEYED" not in answer.text and answer.citations
 
@@ -353,11 +355,13 @@ def test_sse_error_event_when_the_turn_fails(api: Api, swap: Any) -> None:
     `error` event (not `done`), and the message is kept."""
     h = api.session("cus_castellan")
     conv = api.conversation(h)
-    swap("store", losing(api.services.store, "customers", "escalations"))
+    # `customers` stays reachable: the session check reads it before anything is stored; the
+    # refund request is handed off, which reads the subscription and writes the case
+    swap("store", losing(api.services.store, "subscriptions", "escalations"))
     r = api.client.post(
         f"/v1/conversations/{conv}/messages",
         headers={**h, "Accept": "text/event-stream"},
-        json={"content": "How do I update the room panel firmware?"},
+        json={"content": "I want a refund for ORD-1002"},
     )
     swap.restore()
     events = parse_sse(r.text)
@@ -383,7 +387,7 @@ def test_twenty_turns_with_the_model_failing_every_call_all_get_replies(
     ]
     for i in range(20):
         out = api.send(h, conv, questions[i % len(questions)])
-        assert out["reply"]["content"] and out["reply"]["meta"]["fallbackReason"]
+        assert out["reply"]["content"] and out["reply"]["meta"]["fallback"] is True
     msgs = assert_consistent(api, conv)
     assert len(msgs) == 40 and [m["role"] for m in msgs] == ["user", "assistant"] * 20
     assert model.calls >= 20  # it really was asked (and failed) every turn

@@ -261,10 +261,13 @@ def test_provider_failure_falls_back_offline_and_is_recorded(api: Api, rerank_sc
     finally:
         api.services.chat_model = original
     meta = assistant_meta(out["reply"])
-    assert meta["condensation"]["fallbackReason"]  # invalid JSON from the condenser call
+    assert meta["condensation"]["fallback"] is True  # invalid JSON from the condenser call
+    stored = api.messages(conv)[-1]["meta"]["condensation"]
+    assert stored["fallbackReason"]  # the reason itself is kept for operators
     assert "Traceback" not in out["reply"]["content"]
     # the garbage (with its [99] and [0]) was discarded, not cleaned up and shown
-    assert meta["model"] == "offline" and meta["fallbackReason"]
+    assert meta["model"] == "offline" and meta["fallback"] is True  # the customer's view
+    assert api.messages(conv)[-1]["meta"]["fallbackReason"]  # the reason, for operators
     assert "[99]" not in out["reply"]["content"] and meta["invalidCitations"] == 0
     assert meta["citations"] and all(1 <= c["n"] <= 5 for c in meta["citations"])
 

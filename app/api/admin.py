@@ -21,11 +21,12 @@ from app.api.schemas import (
     ReviewsOut,
 )
 from app.api.views import error_responses, escalation_view, message_view
+from app.safety.pii import mask_text
 from app.spend import spend_status
 from app.store import analytics
 
 router = APIRouter(
-    prefix="/v1/admin", tags=["admin"], responses=error_responses(401, 404, 409, 413, 422, 503)
+    prefix="/v1/admin", tags=["admin"], responses=error_responses(401, 404, 409, 413, 422, 429, 503)
 )
 
 
@@ -114,7 +115,10 @@ async def get_escalation(case_ref: str, _: AdminDep, services: ServicesDep) -> d
     """The handoff packet and the full transcript."""
     case = await _case(services, case_ref)
     messages = await services.store.messages.after(case.conversation_id, 0)
-    return {"escalation": escalation_view(case), "messages": [message_view(m) for m in messages]}
+    return {
+        "escalation": escalation_view(case),
+        "messages": [message_view(m, admin=True) for m in messages],
+    }
 
 
 @router.post("/escalations/{case_ref}/claim", response_model=EscalationEnvelope)
@@ -144,7 +148,7 @@ async def reply(case_ref: str, body: ReplyIn, _: AdminDep, services: ServicesDep
         conv,
         seq=seq,
         role="agent",
-        content=body.content.strip(),
+        content=mask_text(body.content.strip(), services.settings.pii_mask),
         meta={"agent": body.agent, "caseRef": case_ref},
     )
     return {"message": message_view(msg)}
@@ -192,15 +196,17 @@ async def reviews(_: AdminDep, services: ServicesDep) -> dict[str, Any]:
 async def review_article(
     slug: str, body: ReviewIn, _: AdminDep, services: ServicesDep
 ) -> dict[str, Any]:
-    """Approve flagged content, or unpublish it: its chunks leave the search index at once."""
+    """Approve flagged content (a quarantined article is published at once), or unpublish it:
+    its chunks leave the search index at once."""
     store = services.store
     article = await store.articles.record_review(
         slug, reviewer=body.reviewer, at=datetime.now(UTC), unpublish=body.decision == "unpublish"
     )
     if article is None:
         raise HTTPException(404, detail="article not found")
-    if body.decision == "unpublish":
-        await store.chunks.set_status(slug, "draft")
+    chunks = await store.chunks.for_article(slug)
+    if chunks and any(c.status != article.status for c in chunks):
+        await store.chunks.set_status(slug, article.status)  # unpublished, or out of quarantine
         refresh = getattr(services.search, "refresh", None)
         if callable(refresh):
             await refresh()  # LocalSearch is a snapshot; Atlas indexes follow the collection

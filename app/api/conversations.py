@@ -13,7 +13,7 @@ from fastapi import APIRouter, Header, HTTPException, Query, Request
 from fastapi.sse import EventSourceResponse
 from pydantic import BaseModel, Field, field_validator
 
-from app.api.deps import PrincipalDep, ServicesDep
+from app.api.deps import PrincipalDep, ServicesDep, write_limit
 from app.api.schemas import (
     ConversationCreated,
     ConversationOut,
@@ -23,11 +23,13 @@ from app.api.schemas import (
     SessionOut,
     TurnOut,
 )
+from app.api.security import client_address
 from app.api.views import conversation_view, error_responses, message_view
 from app.errors import Unauthenticated
 from app.identity import SESSION_HOURS, Principal, mint_session, verify_identity_claims
 from app.provision import identity_keys, provision_customer
 from app.ratelimit import check_rate_limits
+from app.safety.pii import mask
 from app.services import Services
 from app.store.models import Conversation
 from app.turn.engine import TurnSink, clean_message, request_handoff, run_turn
@@ -82,7 +84,11 @@ class ConversationFeedbackIn(BaseModel):
     comment: str | None = Field(default=None, max_length=2000)
 
 
-@router.post("/sessions", response_model=SessionOut)
+@router.post(
+    "/sessions",
+    response_model=SessionOut,
+    dependencies=[write_limit("sessions", "rate_limit_sessions_per_minute")],
+)
 async def create_session(body: SessionIn, services: ServicesDep) -> dict[str, Any]:
     """Exchange a host-signed identity token (or nothing, for anonymous) for a session token.
 
@@ -99,9 +105,14 @@ async def create_session(body: SessionIn, services: ServicesDep) -> dict[str, An
         customer = await provision_customer(
             services.store, claims, tuple(services.tuning.audience_ladder)
         )
+        # the stored record's session epoch (a concurrent first sign-in may have created it)
+        customer = await services.store.customers.get(customer.id) or customer
     locale = normalize_locale(body.locale) if body.locale and customer is None else None
     token, exp = mint_session(
-        customer.id if customer else None, settings.session_secret.get_secret_value(), locale
+        customer.id if customer else None,
+        settings.session_secret.get_secret_value(),
+        locale,
+        epoch=customer.session_epoch if customer else None,
     )
     return {
         "sessionToken": token,
@@ -138,7 +149,12 @@ async def owned(services: Services, principal: Principal, conversation_id: str) 
     return conv
 
 
-@router.post("/conversations", status_code=201, response_model=ConversationCreated)
+@router.post(
+    "/conversations",
+    status_code=201,
+    response_model=ConversationCreated,
+    dependencies=[write_limit("conversations", "rate_limit_conversations_per_minute")],
+)
 async def create_conversation(principal: PrincipalDep, services: ServicesDep) -> dict[str, Any]:
     conv = await services.store.conversations.create(
         customer_id=principal.customer_id,
@@ -267,7 +283,7 @@ async def post_message(
     """Send a message. `Accept: text/event-stream` streams meta, delta... and done events."""
     conv = await owned(services, principal, conversation_id)
     content = clean_message(body.content, services.tuning)  # 413 / 422 via the error handlers
-    address = request.client.host if request.client else "unknown"
+    address = client_address(request)
     await check_rate_limits(services.store, services.tuning, principal.session_id, address)
 
     if not (accept and "text/event-stream" in accept):
@@ -321,6 +337,7 @@ async def post_message(
     "/conversations/{conversation_id}/handoff",
     response_model=HandoffOut,
     response_model_exclude_unset=True,
+    dependencies=[write_limit("handoffs", "rate_limit_handoffs_per_minute")],
 )
 async def handoff(
     conversation_id: str, principal: PrincipalDep, services: ServicesDep
@@ -331,7 +348,11 @@ async def handoff(
     return {"caseRef": case_ref, "message": message_view(message) if message else None}
 
 
-@router.post("/conversations/{conversation_id}/messages/{message_id}/feedback", response_model=Ok)
+@router.post(
+    "/conversations/{conversation_id}/messages/{message_id}/feedback",
+    response_model=Ok,
+    dependencies=[write_limit("feedback", "rate_limit_feedback_per_minute")],
+)
 async def message_feedback(
     conversation_id: str,
     message_id: str,
@@ -344,12 +365,20 @@ async def message_feedback(
     if msg is None or msg.role == "user":
         raise HTTPException(404, detail="message not found")
     await services.store.feedback.add(
-        conv.id, message_id=msg.id, helpful=body.helpful, comment=body.comment
+        conv.id,
+        message_id=msg.id,
+        helpful=body.helpful,
+        comment=mask(body.comment, services.settings.pii_mask),
+        expires_at=conv.expires_at,
     )
     return {"ok": True}
 
 
-@router.post("/conversations/{conversation_id}/feedback", response_model=Ok)
+@router.post(
+    "/conversations/{conversation_id}/feedback",
+    response_model=Ok,
+    dependencies=[write_limit("feedback", "rate_limit_feedback_per_minute")],
+)
 async def conversation_feedback(
     conversation_id: str,
     body: ConversationFeedbackIn,
@@ -358,7 +387,12 @@ async def conversation_feedback(
 ) -> dict[str, Any]:
     """ "Did this resolve it?" — the confirmation behind the resolution rate."""
     conv = await owned(services, principal, conversation_id)
-    await services.store.feedback.add(conv.id, resolved=body.resolved, comment=body.comment)
+    await services.store.feedback.add(
+        conv.id,
+        resolved=body.resolved,
+        comment=mask(body.comment, services.settings.pii_mask),
+        expires_at=conv.expires_at,
+    )
     await services.store.conversations.update(conv.id, {"resolved": body.resolved})
     return {"ok": True}
 

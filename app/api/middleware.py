@@ -32,21 +32,24 @@ class BodySizeLimit:
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
             await self._reject(send)
             return
+        # Read the whole body first (it is small by definition): a chunked body over the limit
+        # is refused here with 413, before any framework code could turn the cut into a 400.
+        chunks: list[bytes] = []
         seen = 0
-
-        async def limited_receive() -> Message:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise _TooLarge
-            return message
-
-        try:
-            await self.app(scope, limited_receive, send)
-        except _TooLarge:
-            await self._reject(send)
+            if message["type"] != "http.request":
+                await self.app(scope, _replay([], message, receive), send)
+                return
+            body = message.get("body", b"")
+            seen += len(body)
+            if seen > self.max_bytes:
+                await self._reject(send)
+                return
+            chunks.append(body)
+            if not message.get("more_body", False):
+                break
+        await self.app(scope, _replay(chunks, None, receive), send)
 
     async def _reject(self, send: Send) -> None:
         body = json.dumps(
@@ -65,8 +68,18 @@ class BodySizeLimit:
         await send({"type": "http.response.body", "body": body})
 
 
-class _TooLarge(Exception):
-    pass
+def _replay(chunks: list[bytes], first: Message | None, receive: Receive) -> Receive:
+    """A receive that hands out the buffered body once, then defers to the real one."""
+    pending: list[Message] = (
+        [first] if first is not None else [{"type": "http.request", "body": b"".join(chunks)}]
+    )
+
+    async def replay() -> Message:
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return replay
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -83,7 +83,11 @@ class MessageMeta(Open):
 
 
 class PublicMessageMeta(MessageMeta):
-    """What the customer's widget receives (today the same keys as the admin's trace)."""
+    """What the customer's widget receives: the admin's trace without why a provider or a search
+    failed (`fallbackReason`, `retrievalReason`: exception text) or the spend-cap state
+    (`app.api.views.ADMIN_ONLY_META`); `fallback` says only that a fallback happened."""
+
+    fallback: bool | None = None
 
 
 class MessageOut(Out):
@@ -286,7 +290,7 @@ class ArticleReviewOut(Out):
     title: str
     audience: str
     locale: str
-    status: Literal["draft", "published"]
+    status: Literal["draft", "published", "quarantined"]  # quarantined: flagged, not approved
     reviewFlags: list[str]
     reviewedBy: str | None
     reviewedAt: IsoTime | None

@@ -10,11 +10,26 @@ from pydantic import BaseModel
 from app.store.models import Conversation, Escalation, Message
 from app.turn.escalate import is_breached
 
+# Operator-only parts of a reply's trace: why a provider or a search failed (exception text) and
+# the state of the spend cap. Customers see that a fallback happened, not why.
+ADMIN_ONLY_META = frozenset({"fallbackReason", "spendCapReached", "retrievalReason"})
 
-def message_view(m: Message) -> dict[str, Any]:
+
+def message_view(m: Message, *, admin: bool = False) -> dict[str, Any]:
+    """A message as the API shows it; `admin=False` (customers) drops operator-only trace."""
     meta = m.meta or {}
     if m.role != "assistant":
         meta = {k: v for k, v in meta.items() if k in ("agent", "error", "masked")}
+    elif not admin:
+        public = {k: v for k, v in meta.items() if k not in ADMIN_ONLY_META}
+        public["fallback"] = bool(meta.get("fallbackReason"))
+        condensation = meta.get("condensation")
+        if isinstance(condensation, dict) and "fallbackReason" in condensation:
+            public["condensation"] = {
+                **{k: v for k, v in condensation.items() if k != "fallbackReason"},
+                "fallback": bool(condensation["fallbackReason"]),
+            }
+        meta = public
     return {
         "id": m.id,
         "seq": m.seq,

@@ -14,7 +14,11 @@ from fastapi.responses import FileResponse, HTMLResponse
 from markdown_it import MarkdownIt
 
 from app.api.deps import ServicesDep
-from app.identity import article_view_allowed
+from app.api.security import require_loopback
+from app.identity import article_view_plan
+from app.links import link_key
+from app.safety.screen import without_instructions
+from app.turn.entitlement import audience_ladder
 
 WEB = Path(__file__).resolve().parent.parent / "web" / "static"
 router = APIRouter(include_in_schema=False)
@@ -110,7 +114,11 @@ async def widget_pinned(version: str, request: Request) -> Response:
 
 
 @router.get("/demo")
-async def demo() -> FileResponse:
+async def demo(request: Request, services: ServicesDep) -> FileResponse:
+    """The demo console: only with DEMO=1, and only for this machine."""
+    if not services.settings.demo:
+        raise HTTPException(404, detail="not found")
+    require_loopback(request)
     return _asset("demo.html", "text/html")
 
 
@@ -125,17 +133,16 @@ async def help_article(slug: str, services: ServicesDep, v: str | None = None) -
     article = await services.store.articles.get(slug)
     if article is None or article.status != "published":
         raise HTTPException(404, detail="article not found")
-    secret = services.settings.session_secret.get_secret_value()
-    if article.audience != "all" and not article_view_allowed(v, slug, secret):
-        raise HTTPException(404, detail="article not found")
-    body = _md.render(article.body)
+    if article.audience != "all":
+        plan = article_view_plan(v, slug, link_key(services.settings))
+        if plan is None or article.audience not in audience_ladder(plan, services.tuning):
+            raise HTTPException(404, detail="article not found")
+    body = _md.render(without_instructions(article.body))  # even from an approved article
     title = html.escape(article.title)
     lang = html.escape(article.locale)
     page = f"""<!doctype html><html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} · Help</title>
-<style>body{{font:16px/1.6 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;
-color:#1c2230}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccd;padding:.3rem .6rem}}
-.meta{{color:#556;font-size:.9rem}}</style></head><body><main>
+<link rel="stylesheet" href="/static/help.css"></head><body><main>
 <p class="meta">Help center · {html.escape(article.category)} · {html.escape(article.audience)}</p>
 <h1>{title}</h1>{body}</main></body></html>"""
     return HTMLResponse(page)

@@ -1,7 +1,8 @@
 """Help-center markdown dialects rewritten to plain CommonMark at load time. Pure: no I/O.
 
 What is rewritten (everything outside fenced code and inline code spans; code is never touched):
-- HTML comments `<!-- … -->` and Obsidian comments `%% … %%` are removed.
+- HTML comments `<!-- … -->`, Obsidian comments `%% … %%` and inline `<script>`/`<style>`
+  elements are removed.
 - Obsidian callouts `> [!note] Title` (foldable `-`/`+`, nested), MkDocs admonitions
   (`!!! note "Title"`, `??? tip`, indented body) and content tabs (`=== "macOS"`), and
   Docusaurus admonitions (`:::tip Title` …
@@ -12,6 +13,8 @@ What is rewritten (everything outside fenced code and inline code spans; code is
   at most `MAX_EMBED_DEPTH` deep, cycles cut); `![[image.png|alt]]` and local `![alt](img.png)`
   become their alt text (nothing when there is none).
 - Escaped brackets `\\[\\[x\\]\\]` (syntax an author shows on purpose) become inline code.
+- Footnotes: references `[^1]` are dropped, each definition `[^1]: text` (with its indented
+  continuation) becomes a paragraph where it stands.
 - MkDocs Material icon shortcodes (`:material-apple:`) and attribute lists (`{ .md-button }`)
   are dropped.
 - Wiki-links `[[Note#Heading|text]]` become `[text](/help/<slug>)` when the note is in the
@@ -54,6 +57,7 @@ _ATTR_LIST = re.compile(rf"[ \t]*\{{:?[ \t]*{_ATTR}(?:[ \t]+{_ATTR})*[ \t]*\}}")
 _DOCUSAURUS_OPEN = re.compile(r"^ {0,3}(:{3,})[ \t]*([A-Za-z][\w-]*)(?:\[(.*)\]|[ \t]+(.*))?$")
 _DOCUSAURUS_CLOSE = re.compile(r"^ {0,3}(:{3,})[ \t]*$")
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+_SCRIPT = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
 _OBSIDIAN_COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.DOTALL)
 _MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _MDX_IMPORT = re.compile(r"^(?:import|export)\s.*$")
@@ -65,6 +69,8 @@ _PLACEHOLDER = re.compile("\x00(\\d+)\x00")
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _BLOCK_ID_LINE = re.compile(r"^[ \t]*\^[A-Za-z0-9-]+[ \t]*$")
 _BLOCK_ID_TAIL = re.compile(r"(?:[ \t]+|(?<=\]\]))\^[A-Za-z0-9-]+[ \t]*$")
+_FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:[ \t]*(.*)$")
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")  # definitions were consumed as blocks
 _HIGHLIGHT = re.compile(r"==(?=\S)(.+?)(?<=\S)==")
 _JSX_LABEL = re.compile(r"\blabel=(?:\"([^\"]*)\"|'([^']*)'|\{[\"'`]([^\"'`]*)[\"'`]\})")
 _TAG = re.compile(r"</?([A-Za-z][\w.:-]*)(?:\s(?:[^<>{}]|\{[^{}]*\})*)?/?>")
@@ -188,7 +194,7 @@ def _strip_comments(text: str, *, mdx: bool) -> str:
     for code, seg in _segments(text):
         if not code:
             seg, spans = _hide_code(seg)
-            seg = _OBSIDIAN_COMMENT.sub("", _HTML_COMMENT.sub("", seg))
+            seg = _OBSIDIAN_COMMENT.sub("", _HTML_COMMENT.sub("", _SCRIPT.sub("", seg)))
             seg = _MDX_COMMENT.sub("", seg)
             if mdx:
                 seg = "\n".join(ln for ln in seg.split("\n") if not _MDX_IMPORT.match(ln))
@@ -217,6 +223,17 @@ def _blocks(text: str, ctx: _Context) -> str:
             last = _fence_end(lines, i, fence.group(1))
             out.append("\n".join(lines[i : last + 1]))
             i = last + 1
+            continue
+        if m := _FOOTNOTE_DEF.match(line):
+            flush()
+            j = i + 1
+            while j < len(lines) and (not lines[j].strip() or lines[j][:1] in (" ", "\t")):
+                j += 1
+            while j > i + 1 and not lines[j - 1].strip():
+                j -= 1
+            inner = "\n".join([m.group(2), *(_dedent(ln) for ln in lines[i + 1 : j])])
+            out.append(f"\n{_blocks(inner.strip(), ctx).strip()}\n")
+            i = j
             continue
         if m := _CALLOUT.match(line):
             flush()
@@ -330,6 +347,7 @@ def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> s
         line = _IMAGE.sub(_image_alt, line)
         line = _WIKILINK.sub(partial(_wikilink_match, ctx=ctx, plain=is_heading), line)
         line = _HIGHLIGHT.sub(r"\1", _ATTR_LIST.sub("", _ICON.sub("", line)))
+        line = _FOOTNOTE_REF.sub("", line)
         line = _tags(line)
         if not _LIST_OR_QUOTE.match(line) and line.strip():
             line = _SPACES.sub(" ", line)

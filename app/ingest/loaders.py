@@ -257,6 +257,9 @@ def build_article(
     body = body.strip()
     title = field_or_problem(lambda: _string(meta, "title", ""), "")
     title = title or _first_h1(body) or _title_from_name(rel)
+    first, _, rest = body.partition("\n")
+    if _H1.match(first):
+        body = rest.strip()  # a leading H1 is the page title, which the page already shows
     raw_audience = meta.get("audience")
     if raw_audience in (None, ""):
         raw_audience = default_audience

@@ -42,6 +42,7 @@ class IngestReport:
     table_chunks: int = 0
     chunks_deleted: int = 0
     flagged: dict[str, list[str]] = field(default_factory=dict)
+    quarantined: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     pruned: list[str] = field(default_factory=list)
     prune_refused: bool = False
@@ -75,7 +76,10 @@ class IngestReport:
         lines.extend(f"  warning: {e.path}: {e.reason}" for e in self.warnings)
         for slug, phrases in self.flagged.items():
             quoted = "; ".join(f'"{p}"' for p in phrases[:3]) or "hidden in a comment"
-            lines.append(f"  flagged for review: {slug}: possible prompt injection ({quoted})")
+            held = ", quarantined until approved" if slug in self.quarantined else ""
+            lines.append(
+                f"  flagged for review: {slug}: possible prompt injection ({quoted}){held}"
+            )
         if self.missing:
             if self.pruned:
                 action = "pruned"
@@ -97,12 +101,14 @@ async def ingest_corpus(
     force: bool = False,
     default_audience: str | None = None,
     progress: Progress | None = None,
+    quarantine: bool = True,
 ) -> IngestReport:
     """Ingest every article file under `paths_or_dir` (the whole corpus) and report on it.
 
     `default_audience` applies to files whose front matter names none (else they are rejected);
     `progress(done, total)` is called at the start and about every tenth of the way (runs of 20+
-    articles).
+    articles); `quarantine`: a flagged article that a person has not approved (in this exact
+    content) is stored with status `quarantined`, so no ranker and no help page serves it.
     """
     corpus = load_corpus(paths_or_dir, tuning.max_document_bytes, default_audience=default_audience)
     report = IngestReport(bad=list(corpus.errors), warnings=list(corpus.warnings))
@@ -116,6 +122,7 @@ async def ingest_corpus(
         bad_paths={e.path for e in corpus.errors},
         prune=prune,
         force=force,
+        quarantine=quarantine,
         progress=progress,
     )
     return report
@@ -129,6 +136,7 @@ async def ingest_articles(
     *,
     prune: bool = False,
     force: bool = False,
+    quarantine: bool = True,
 ) -> IngestReport:
     """Ingest already-built articles (e.g. an eval corpus); hashes and flags are recomputed."""
     report = IngestReport()
@@ -153,6 +161,7 @@ async def ingest_articles(
         bad_paths=set(),
         prune=prune,
         force=force,
+        quarantine=quarantine,
     )
     return report
 
@@ -236,10 +245,29 @@ async def _embed(embedder: Embedder, texts: Sequence[str], batch_size: int) -> l
     return vectors
 
 
+def _reviewed(article: Article, old: Article | None, quarantine: bool) -> Article:
+    """The article as it will be stored: approved content keeps its approval; flagged content
+    nobody approved is quarantined (when `quarantine`)."""
+    if not article.review_flags:
+        return article
+    if old is not None and old.approved_hash and old.approved_hash == article.content_hash:
+        return article.model_copy(
+            update={
+                "review_flags": [],
+                "approved_hash": old.approved_hash,
+                "reviewed_by": old.reviewed_by,
+                "reviewed_at": old.reviewed_at,
+            }
+        )
+    if quarantine and article.status == "published":
+        return article.model_copy(update={"status": "quarantined"})
+    return article
+
+
 async def _unchanged(
-    store: Store, article: Article, drafts: Sequence[ChunkDraft], stored_hash: str | None, dims: int
+    store: Store, article: Article, drafts: Sequence[ChunkDraft], old: Article | None, dims: int
 ) -> bool:
-    if stored_hash != article.content_hash:
+    if old is None or old.content_hash != article.content_hash or old.status != article.status:
         return False
     existing = await store.chunks.for_article(article.id)
     return [(c.text, c.breadcrumb, c.kind) for c in existing] == [
@@ -258,6 +286,7 @@ async def _ingest(
     bad_paths: set[str],
     prune: bool,
     force: bool,
+    quarantine: bool = True,
     progress: Progress | None = None,
 ) -> None:
     stored = {a.id: a for a in await store.articles.list()}
@@ -273,11 +302,13 @@ async def _ingest(
         if not drafts:
             report.bad.append(LoadError(where, "body has no indexable text"))
             continue
+        old = stored.get(article.id)
+        article = _reviewed(article, old, quarantine)
         if article.review_flags:
             report.flagged[article.id] = injection_phrases(f"{article.title}\n{article.body}")
-        old = stored.get(article.id)
-        old_hash = old.content_hash if old else None
-        if not force and await _unchanged(store, article, drafts, old_hash, embedder.dimensions):
+        if article.status == "quarantined":
+            report.quarantined.append(article.id)
+        if not force and await _unchanged(store, article, drafts, old, embedder.dimensions):
             report.unchanged.append(article.id)
             continue
         try:

@@ -98,6 +98,7 @@ class RetryPolicy:
     max_delay: float = 8.0
     min_attempt_seconds: float = 1.0  # less than this left: don't start (another) attempt
     call_timeout_seconds: float = 30.0  # cap on one HTTP attempt even with no deadline set
+    circuit_open_seconds: float = 0.0  # fail fast this long after an outage (0 = never)
 
     @classmethod
     def from_tuning(cls, tuning: Tuning) -> RetryPolicy:
@@ -106,6 +107,7 @@ class RetryPolicy:
             base_delay=tuning.provider_retry_base_seconds,
             min_attempt_seconds=tuning.provider_min_attempt_seconds,
             call_timeout_seconds=tuning.provider_call_timeout_seconds,
+            circuit_open_seconds=tuning.provider_circuit_open_seconds,
         )
 
 
@@ -116,6 +118,38 @@ class Retryable:
     error: ProviderError
     retry: bool
     after: float | None = None
+
+
+OUTAGE_KINDS = frozenset({"timeout", "connection", "unavailable", "overloaded_error"})
+
+
+class CircuitBreaker:
+    """After an outage-like failure (timeout, connection, 5xx/overloaded), calls fail fast for
+    `open_seconds`: one customer pays the stage budget per window, not every call of every turn.
+    The first call after the window goes through (a probe); success closes the circuit."""
+
+    def __init__(self, open_seconds: float) -> None:
+        self.open_seconds = open_seconds
+        self._open_until = 0.0
+        self._reason = ""
+
+    def check(self, provider: str) -> None:
+        left = self._open_until - time.monotonic()
+        if left > 0:
+            raise ProviderError(
+                f"{provider} skipped for {left:.1f}s more after: {self._reason}", "circuit_open"
+            )
+
+    def record(self, error: ProviderError | None) -> None:
+        if error is None:
+            self._open_until = 0.0
+        elif error.kind in OUTAGE_KINDS and self.open_seconds > 0:
+            self._open_until = time.monotonic() + self.open_seconds
+            self._reason = str(error)[:200]
+
+    @property
+    def is_open(self) -> bool:
+        return self._open_until > time.monotonic()
 
 
 Attempt = Callable[[float], Awaitable[T]]
@@ -134,7 +168,9 @@ async def call_with_retries(
     while True:
         left = remaining()
         if left is not None and left < min(policy.min_attempt_seconds, policy.call_timeout_seconds):
-            raise ProviderError(f"{provider}: no time left in the budget ({left:.2f}s)", "timeout")
+            raise ProviderError(
+                f"{provider}: no time left in the budget ({left:.2f}s)", "budget_exhausted"
+            )
         cap = policy.call_timeout_seconds
         timeout = cap if left is None else min(left, cap)
         try:

@@ -9,6 +9,9 @@ supplied through the `voyageai.aiosession` context variable. So here:
 - the SDK's retries stay off; `app.providers.budget.call_with_retries` retries 429/5xx/timeouts
   once when the wait fits the stage's remaining budget (a `retry-after` is honoured only then),
   and each attempt's timeout is that remaining budget (capped by `call_timeout_seconds`);
+- after a timeout, connection failure or 5xx the connection fails fast for
+  `tuning.provider_circuit_open_seconds` (`budget.CircuitBreaker`): in an outage the router,
+  retrieval and reranker do not each wait out their budget in every turn;
 - failures become `ProviderError` with a kind; a rejected key (401) or a request our fixed
   parameters made invalid (400/422: unknown model, unsupported dimension) is a
   `ProviderConfigError`, recorded in `health` for /readyz.
@@ -20,7 +23,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
-from app.providers.budget import Retryable, RetryPolicy, call_with_retries
+from app.providers.budget import CircuitBreaker, Retryable, RetryPolicy, call_with_retries
 from app.providers.errors import ProviderConfigError, ProviderError
 from app.providers.health import ProviderHealth
 
@@ -86,6 +89,7 @@ class VoyageConnection:
 
         self.retry = retry
         self.health = ProviderHealth("voyage")
+        self.breaker = CircuitBreaker(retry.circuit_open_seconds)
         self.client = AsyncClient(
             api_key=api_key,
             max_retries=0,
@@ -116,10 +120,14 @@ class VoyageConnection:
                 voyageai.aiosession.reset(token)
 
         try:
+            self.breaker.check("voyage")
             result = await call_with_retries(attempt, classify, self.retry, provider="voyage")
         except ProviderError as exc:
+            if exc.kind != "circuit_open":
+                self.breaker.record(exc)
             self.health.failed(exc)
             raise
+        self.breaker.record(None)
         self.health.succeeded()
         return result
 

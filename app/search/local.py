@@ -89,13 +89,40 @@ def _strings(values: Sequence[str]) -> npt.NDArray[np.str_]:
 
 
 @dataclass(frozen=True)
+class _DensePlan:
+    """What one filter reads of the partitioned chunk vectors."""
+
+    spans: tuple[tuple[int, int], ...]  # admitted partitions, as slices of the stored order
+    positions: npt.NDArray[np.intp]  # stored positions of admitted usable rows, by row
+    rows: npt.NDArray[np.intp]  # those rows, ascending
+
+
+def _partition(
+    vecs: FloatArray, keys: Sequence[tuple[str, str, str]]
+) -> tuple[FloatArray, npt.NDArray[np.intp], dict[tuple[str, str, str], tuple[int, int]]]:
+    """Rows grouped by partition key (stable: row order kept inside a partition)."""
+    order = sorted(range(len(keys)), key=lambda r: keys[r])
+    perm = np.asarray(order, dtype=np.intp)
+    pos = np.empty(len(keys), dtype=np.intp)
+    pos[perm] = np.arange(len(keys), dtype=np.intp)
+    parts: dict[tuple[str, str, str], tuple[int, int]] = {}
+    for i, r in enumerate(order):
+        start, _ = parts.get(keys[r], (i, i))
+        parts[keys[r]] = (start, i + 1)
+    return np.ascontiguousarray(vecs[perm]), pos, parts
+
+
+@dataclass(frozen=True)
 class _Snapshot:
     articles: tuple[Article, ...]
     chunks: tuple[Chunk, ...]
     tickets: tuple[Ticket, ...]
     article_titles: dict[str, str]
-    # chunks
+    # chunks: vectors stored grouped by (status, locale, audience) partition, so a filter reads
+    # only the partitions it admits; `chunk_pos[row]` is a chunk row's place in that order
     chunk_vecs: FloatArray
+    chunk_pos: npt.NDArray[np.intp]
+    chunk_parts: dict[tuple[str, str, str], tuple[int, int]]
     chunk_usable: BoolArray
     chunk_dim: int
     chunk_audience: npt.NDArray[np.str_]
@@ -119,6 +146,7 @@ class _Snapshot:
     ticket_status: npt.NDArray[np.str_]
     ticket_quality: npt.NDArray[np.float64]  # float64: a quality of exactly 0.7 must pass ≥ 0.7
     masks: dict[tuple[object, ...], BoolArray] = field(default_factory=dict)
+    plans: dict[object, _DensePlan] = field(default_factory=dict)
 
     def mask(self, key: tuple[object, ...], build: Callable[[], BoolArray]) -> BoolArray:
         """The filter mask for `key`, built once per snapshot (read-only)."""
@@ -139,6 +167,9 @@ def _snapshot(
     chunks = tuple(sorted(chunks, key=lambda c: (c.article_id, c.chunk_index)))
     tickets = tuple(sorted(tickets, key=lambda t: t.id))
     chunk_vecs, chunk_usable, chunk_dim = _unit_rows([c.embedding for c in chunks])
+    chunk_vecs, chunk_pos, chunk_parts = _partition(
+        chunk_vecs, [(c.status, c.locale, c.audience) for c in chunks]
+    )
     ticket_vecs, ticket_usable, ticket_dim = _unit_rows([t.embedding for t in tickets])
     chunks_of: dict[str, list[int]] = {}
     for row, c in enumerate(chunks):
@@ -149,6 +180,8 @@ def _snapshot(
         tickets=tickets,
         article_titles={a.id: a.title for a in articles},
         chunk_vecs=chunk_vecs,
+        chunk_pos=chunk_pos,
+        chunk_parts=chunk_parts,
         chunk_usable=chunk_usable,
         chunk_dim=chunk_dim,
         chunk_audience=_strings([c.audience for c in chunks]),
@@ -187,14 +220,20 @@ def _doc_mask(
 
 
 def _top(scores: FloatArray, rows: npt.NDArray[np.intp], limit: int) -> list[tuple[int, float]]:
-    """The `limit` best (row, score) among `rows` (ascending), ties broken by row order.
+    """The `limit` best (row, score) among `rows` (ascending), ties broken by row order."""
+    if limit <= 0 or rows.size == 0:
+        return []
+    return _top_of(scores[rows], rows, limit)
+
+
+def _top_of(sub: FloatArray, rows: npt.NDArray[np.intp], limit: int) -> list[tuple[int, float]]:
+    """`_top` with `sub[i]` the score of `rows[i]`.
 
     Linear, not a full sort: a partition finds the `limit`-th best score, and only the rows
     scoring at least that (ties included, so the cut is exact) are sorted.
     """
     if limit <= 0 or rows.size == 0:
         return []
-    sub = scores[rows]
     if limit < sub.size:
         kth = np.partition(-sub, limit - 1)[limit - 1]
         candidates = np.flatnonzero(-sub <= kth)
@@ -285,7 +324,11 @@ class LocalSearch:
             score=score,
             audience=c.audience,
             locale=c.locale,
-            vector=self._vector(self._snap.chunk_vecs, self._snap.chunk_usable, row),
+            vector=(
+                tuple(self._snap.chunk_vecs[self._snap.chunk_pos[row]].tolist())
+                if self._snap.chunk_usable[row]
+                else None
+            ),
         )
 
     async def dense_chunks(
@@ -295,15 +338,32 @@ class LocalSearch:
         if not s.chunks or not s.chunk_dim:
             return []
         q = _query_vector(vector, s.chunk_dim)
-        mask = s.mask(
-            ("dense_chunks", filt),
-            lambda: (
-                _doc_mask(filt, s.chunk_audience, s.chunk_locale, s.chunk_status) & s.chunk_usable
-            ),
-        )
-        rows = np.flatnonzero(mask)
-        sims = s.chunk_vecs @ q
-        return [self._chunk_hit(r, cosine_to_score(sc)) for r, sc in _top(sims, rows, limit)]
+        plan = self._dense_plan(filt)
+        # only the partitions the filter admits are multiplied: entitlement shrinks the work
+        sims = np.empty(len(s.chunks), dtype=np.float32)
+        for start, end in plan.spans:
+            sims[start:end] = s.chunk_vecs[start:end] @ q
+        top = _top_of(sims[plan.positions], plan.rows, limit)
+        return [self._chunk_hit(r, cosine_to_score(sc)) for r, sc in top]
+
+    def _dense_plan(self, filt: SearchFilter) -> _DensePlan:
+        s = self._snap
+        plan = s.plans.get(filt)
+        if plan is None:
+            mask = _doc_mask(filt, s.chunk_audience, s.chunk_locale, s.chunk_status)
+            rows = np.flatnonzero(mask & s.chunk_usable)
+            spans = tuple(
+                span
+                for (status, locale, audience), span in sorted(s.chunk_parts.items())
+                if status == filt.status
+                and audience in filt.audiences
+                and (filt.locale is None or locale == filt.locale)
+            )
+            plan = _DensePlan(spans=spans, positions=s.chunk_pos[rows], rows=rows)
+            if len(s.plans) >= 256:  # bounded: filters come from a small closed set
+                s.plans.clear()
+            s.plans[filt] = plan
+        return plan
 
     async def bm25_articles(self, text: str, filt: SearchFilter, limit: int) -> list[Hit]:
         s = self._snap

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 # Lucene's EnglishAnalyzer stop set: what Atlas `lucene.english` drops too.
 LUCENE_STOPWORDS = frozenset(
@@ -160,6 +161,7 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+@lru_cache(maxsize=65_536)  # pure, called for every word of every passage a turn reranks
 def stem(word: str) -> str:
     """A light, deterministic English suffix stripper (documents and queries alike)."""
     if len(word) <= 3 or _DIGIT.search(word):
@@ -227,7 +229,12 @@ def content_terms(text: str) -> list[str]:
 
 def term_set(text: str) -> set[str]:
     """Every token a passage could match a question term with (compounds and their parts)."""
-    return set(tokenize(text, stopwords=frozenset()))
+    return set(_term_set(text))
+
+
+@lru_cache(maxsize=8192)  # passages come from a fixed corpus: each is tokenised once, not per turn
+def _term_set(text: str) -> frozenset[str]:
+    return frozenset(tokenize(text, stopwords=frozenset()))
 
 
 def unique(tokens: Iterable[str]) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.safety.pii import KINDS
 from app.settings import Settings
 from app.store.conversations import ConversationRepo, FeedbackRepo, MessageRepo
 from app.store.customers import CustomerRepo, OrderRepo, SubscriptionRepo
@@ -29,6 +30,7 @@ class Store:
     client: Any
     db: Any
     embedded: bool
+    pii: tuple[str, ...] = KINDS  # what user/agent text is masked with before it is written
     customers: CustomerRepo = field(init=False)
     subscriptions: SubscriptionRepo = field(init=False)
     orders: OrderRepo = field(init=False)
@@ -51,10 +53,10 @@ class Store:
         self.articles = ArticleRepo(self.db)
         self.chunks = ChunkRepo(self.db)
         self.tickets = TicketRepo(self.db)
-        self.conversations = ConversationRepo(self.db)
-        self.messages = MessageRepo(self.db)
-        self.feedback = FeedbackRepo(self.db)
-        self.escalations = EscalationRepo(self.db)
+        self.conversations = ConversationRepo(self.db, self.pii)
+        self.messages = MessageRepo(self.db, self.pii)
+        self.feedback = FeedbackRepo(self.db, self.pii)
+        self.escalations = EscalationRepo(self.db, self.pii)
         self.rate_limits = RateLimitRepo(self.db)
         self.spend = SpendRepo(self.db)
         self.revoked_sessions = RevokedSessionRepo(self.db)
@@ -83,7 +85,7 @@ class Store:
             "conversations": len(conv_ids),
             "messages": await self.messages.delete_for_conversations(conv_ids),
             "feedback": await self.feedback.delete_for_conversations(conv_ids),
-            "escalations": await self.escalations.delete_for_customer(customer_id),
+            "escalations": await self.escalations.delete_for_customer(customer_id, conv_ids),
             "orders": await self.orders.delete_for_customer(customer_id),
             "subscriptions": await self.subscriptions.delete_for_customer(customer_id),
             "customers": await self.customers.delete(customer_id),
@@ -102,7 +104,14 @@ def open_store(settings: Settings) -> Store:
         client: Any = AsyncMongoClient(
             settings.mongodb_uri, tz_aware=True, w="majority", appname="concierge"
         )
-        return Store(client=client, db=client[settings.mongodb_db], embedded=False)
+        return Store(
+            client=client,
+            db=client[settings.mongodb_db],
+            embedded=False,
+            pii=tuple(settings.pii_mask),
+        )
     data_dir = settings.data_dir if settings.embedded_store == "file" else None
     client = EmbeddedClient(data_dir)
-    return Store(client=client, db=client[settings.mongodb_db], embedded=True)
+    return Store(
+        client=client, db=client[settings.mongodb_db], embedded=True, pii=tuple(settings.pii_mask)
+    )

@@ -21,7 +21,10 @@ from typing import Any
 
 from pymongo import ReturnDocument
 
+from app.safety.pii import KINDS, mask, mask_text, mask_value
 from app.store.models import MEMORY_FIELDS, Conversation, Feedback, Message, Role
+
+_MASKED_META = ("condensedQuestion", "standaloneQuestion", "askedFor")
 
 
 def new_id() -> str:
@@ -50,8 +53,9 @@ def fact_id(conversation_id: str, fact: dict[str, Any]) -> str:
 
 
 class ConversationRepo:
-    def __init__(self, db: Any) -> None:
+    def __init__(self, db: Any, pii: tuple[str, ...] = KINDS) -> None:
         self._c = db["conversations"]
+        self._pii = pii
         self._m = db["messages"]
         self._facts = db["conversation_facts"]
         self._summaries = db["conversation_summaries"]
@@ -113,6 +117,7 @@ class ConversationRepo:
     ) -> None:
         """Remember facts; each is inserted once (its first appearance wins), never rewritten."""
         for fact in facts:
+            fact = {**fact, "value": mask_value(fact.get("value"), self._pii)}  # the id holds it
             await self._facts.update_one(
                 {"_id": fact_id(conversation.id, fact)},
                 {
@@ -134,7 +139,7 @@ class ConversationRepo:
             {"_id": conversation.id},
             {
                 "conversationId": conversation.id,
-                "text": text,
+                "text": mask_text(text, self._pii),
                 "throughSeq": through_seq,
                 "updatedAt": now_utc(),
                 "expiresAt": conversation.expires_at,
@@ -234,8 +239,19 @@ def _stored(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 class MessageRepo:
-    def __init__(self, db: Any) -> None:
+    """Customer and agent text, and the condensed question in a reply's meta, are PII-masked
+    here, at the last step before storage, whoever the caller was."""
+
+    def __init__(self, db: Any, pii: tuple[str, ...] = KINDS) -> None:
         self._c = db["messages"]
+        self._pii = pii
+
+    def _meta(self, meta: dict[str, Any] | None) -> dict[str, Any]:
+        out = dict(meta or {})
+        for key in _MASKED_META:
+            if isinstance(out.get(key), str):
+                out[key] = mask_text(out[key], self._pii)
+        return out
 
     async def append(
         self,
@@ -252,8 +268,8 @@ class MessageRepo:
             conversation_id=conversation.id,
             seq=seq,
             role=role,
-            content=content,
-            meta=meta or {},
+            content=mask_text(content, self._pii) if role != "assistant" else content,
+            meta=self._meta(meta),
             created_at=now_utc(),
             expires_at=conversation.expires_at,
         )
@@ -280,8 +296,9 @@ class MessageRepo:
 
 
 class FeedbackRepo:
-    def __init__(self, db: Any) -> None:
+    def __init__(self, db: Any, pii: tuple[str, ...] = KINDS) -> None:
         self._c = db["feedback"]
+        self._pii = pii
 
     async def add(
         self,
@@ -291,14 +308,16 @@ class FeedbackRepo:
         helpful: bool | None = None,
         resolved: bool | None = None,
         comment: str | None = None,
+        expires_at: datetime | None = None,
     ) -> Feedback:
         fb = Feedback(
+            expires_at=expires_at,
             id=new_id(),
             conversation_id=conversation_id,
             message_id=message_id,
             helpful=helpful,
             resolved=resolved,
-            comment=comment,
+            comment=mask(comment, self._pii),
             created_at=now_utc(),
         )
         await self._c.insert_one(fb.to_doc())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from app.store.models import Customer, Order, Subscription
@@ -18,7 +19,22 @@ class CustomerRepo:
         return Customer.from_doc(doc) if doc else None
 
     async def upsert(self, customer: Customer) -> None:
-        await self._c.replace_one({"_id": customer.id}, customer.to_doc(), upsert=True)
+        """Insert or update; an existing record keeps its session epoch (its sessions stay)."""
+        doc = customer.to_doc()
+        epoch = doc.pop("sessionEpoch")
+        doc.pop("_id")
+        await self._c.update_one(
+            {"_id": customer.id},
+            {"$set": doc, "$setOnInsert": {"sessionEpoch": epoch}},
+            upsert=True,
+        )
+
+    async def revoke_sessions(self, customer_id: str) -> bool:
+        """End every session of this customer (a new epoch); False if there is no such customer."""
+        res = await self._c.update_one(
+            {"_id": customer_id}, {"$set": {"sessionEpoch": secrets.token_hex(8)}}
+        )
+        return bool(res.matched_count)
 
     async def list(self, limit: int = 100) -> list[Customer]:
         docs = await self._c.find({}).sort("_id", 1).limit(limit).to_list()

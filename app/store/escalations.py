@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
+from app.safety.pii import KINDS, mask_text, mask_value
 from app.store.models import Escalation
 
 _ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read aloud over the phone
@@ -19,11 +21,18 @@ def new_case_ref() -> str:
 
 
 class EscalationRepo:
-    def __init__(self, db: Any) -> None:
+    def __init__(self, db: Any, pii: tuple[str, ...] = KINDS) -> None:
         self._c = db["escalations"]
+        self._pii = pii
 
     async def create(self, packet: Escalation) -> Escalation:
         """Insert, drawing a fresh case reference on the (rare) collision."""
+        packet = packet.model_copy(
+            update={  # what the customer typed; the account's own record (`customer`) stays
+                "asked_for": mask_text(packet.asked_for, self._pii),
+                "conversation": mask_value(packet.conversation, self._pii),
+            }
+        )
         for _ in range(5):
             try:
                 await self._c.insert_one(packet.to_doc())
@@ -68,6 +77,17 @@ class EscalationRepo:
         )
         return Escalation.from_doc(doc) if doc else None
 
-    async def delete_for_customer(self, customer_id: str) -> int:
-        res = await self._c.delete_many({"customer.id": customer_id})
+    async def delete_for_customer(
+        self, customer_id: str, conversation_ids: Sequence[str] = ()
+    ) -> int:
+        """The customer's cases: by customer id, packet customer, or their conversations."""
+        res = await self._c.delete_many(
+            {
+                "$or": [
+                    {"customerId": customer_id},
+                    {"customer.id": customer_id},
+                    {"conversationId": {"$in": list(conversation_ids)}},
+                ]
+            }
+        )
         return int(res.deleted_count)

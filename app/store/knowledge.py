@@ -42,12 +42,19 @@ class ArticleRepo:
     async def record_review(
         self, article_id: str, *, reviewer: str, at: datetime, unpublish: bool
     ) -> Article | None:
-        """Approve (clear the flags) or unpublish (status draft, flags kept for the record)."""
+        """Approve (clear the flags; a quarantined article is published, and this content is
+        remembered as approved) or unpublish (status draft, flags kept for the record)."""
+        current = await self._c.find_one({"_id": article_id}, {"status": 1, "contentHash": 1})
+        if current is None:
+            return None
         update: dict[str, Any] = {"reviewedBy": reviewer, "reviewedAt": at}
         if unpublish:
             update["status"] = "draft"
         else:
             update["reviewFlags"] = []
+            update["approvedHash"] = current.get("contentHash")
+            if current.get("status") == "quarantined":
+                update["status"] = "published"
         doc = await self._c.find_one_and_update(
             {"_id": article_id}, {"$set": update}, return_document=ReturnDocument.AFTER
         )

@@ -30,6 +30,17 @@ class RateLimitRepo:
         retry = max(1, int((reset_at - now).total_seconds() + 0.999))
         return int(doc["count"]), retry
 
+    async def peek(
+        self, scope: str, key: str, *, window_s: int, now: datetime | None = None
+    ) -> tuple[int, int]:
+        """(count in this window, seconds until it resets), without counting a request."""
+        now = now or datetime.now(UTC)
+        window = int(now.timestamp()) // window_s
+        reset_at = datetime.fromtimestamp((window + 1) * window_s, UTC)
+        doc = await self._c.find_one({"_id": f"{scope}:{key}:{window}"})
+        retry = max(1, int((reset_at - now).total_seconds() + 0.999))
+        return (int(doc["count"]) if doc else 0), retry
+
 
 class SpendRepo:
     """LLM spend per UTC day, in USD, incremented atomically after each provider call."""

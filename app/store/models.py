@@ -6,6 +6,7 @@ Ids are strings we generate (or natural keys such as a slug), so both backends a
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime
 from typing import Any, Literal, Self
 
@@ -14,7 +15,7 @@ from pydantic.alias_generators import to_camel
 
 Plan = str  # free | pro | enterprise, but stored as given: unknown strings fail closed later
 Audience = Literal["all", "pro", "enterprise"]
-ArticleStatus = Literal["draft", "published"]
+ArticleStatus = Literal["draft", "published", "quarantined"]  # quarantined: flagged, not approved
 TicketStatus = Literal["open", "resolved", "wont_fix"]
 ConversationStatus = Literal["open", "escalated", "closed"]
 Role = Literal["user", "assistant", "agent"]
@@ -48,6 +49,9 @@ class Customer(Model):
     seats: int = 1
     locale: str = "en"
     created_at: datetime
+    # Sessions carry this; a different value (record deleted and re-created, or revoked) ends
+    # every session minted before. Random, so a re-created id never revives an old session.
+    session_epoch: str = Field(default_factory=lambda: secrets.token_hex(8))
 
 
 class Subscription(Model):
@@ -95,6 +99,7 @@ class Article(Model):
     review_flags: list[str] = Field(default_factory=list)
     reviewed_by: str | None = None  # who approved the flagged content, or unpublished it
     reviewed_at: datetime | None = None
+    approved_hash: str | None = None  # the content a person approved; a change needs a new look
 
 
 class Chunk(Model):
@@ -179,6 +184,8 @@ class Escalation(Model):
     created_at: datetime
     sla_due_at: datetime
     resolved_at: datetime | None = None
+    customer_id: str | None = None  # from the conversation, even if the customer record is gone
+    expires_at: datetime | None = None  # an anonymous conversation's case expires with it
 
 
 class Feedback(Model):
@@ -189,3 +196,4 @@ class Feedback(Model):
     resolved: bool | None = None
     comment: str | None = None
     created_at: datetime
+    expires_at: datetime | None = None  # anonymous feedback expires with its conversation

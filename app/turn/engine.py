@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 from app import spend
 from app.errors import InvalidInput, MessageTooLong, StoreUnavailable
 from app.identity import Principal
-from app.links import article_url
+from app.links import article_url, link_key
 from app.providers import budget
 from app.providers.chat.base import Passage, Usage
 from app.providers.embeddings.memo import one_turn
+from app.safety.pii import mask_text
 from app.store.models import Conversation, Message
 from app.turn import memory, problem
 from app.turn.clamp import without_customer_data
@@ -35,7 +36,6 @@ from app.turn.escalate import (
     turn_outcome,
 )
 from app.turn.generate import Answer, stream_answer
-from app.turn.pii import mask_card_numbers
 from app.turn.retrieve import RetrievalResult, retrieve
 from app.turn.tools import SessionTools, ToolResult
 from tuning import Tuning
@@ -109,7 +109,7 @@ async def run_turn(
     sink = sink or TurnSink()
     started = time.perf_counter()
     store = services.store
-    masked = mask_card_numbers(content)
+    masked = mask_text(content, services.settings.pii_mask)  # before storage and any provider
     seq = await store.conversations.allocate_seq(conversation.id)
     user_msg = await store.messages.append(
         conversation,
@@ -184,19 +184,27 @@ async def _answer(
 
     # -- condense + classify
     t = time.perf_counter()
-    cond = await condense(
-        user_msg.content,
-        history,
-        chat_model=(
-            spend.MeteredJsonModel(
-                chat_model, store, services.settings, tuning.condense_budget_seconds
-            )
-            if chat_model.language_model
-            else None
-        ),
-        router=services.router,
-        prev_standalone=prev_standalone,
-    )
+    # the model's JSON call, or offline: the router, whose only slow step is a query embedding
+    offline = not chat_model.language_model
+    with budget.deadline(
+        tuning.embed_budget_seconds if offline else tuning.condense_budget_seconds
+    ):
+        cond = await condense(
+            user_msg.content,
+            history,
+            chat_model=(
+                spend.MeteredJsonModel(
+                    chat_model,
+                    store,
+                    services.settings,
+                    tuning.condense_budget_seconds - tuning.condense_fallback_reserve_seconds,
+                )
+                if chat_model.language_model
+                else None
+            ),
+            router=services.router,
+            prev_standalone=prev_standalone,
+        )
     latency["condense"] = _ms(t)
     if services.settings.docs_only:  # ARTICLES_DIR: no orders or subscriptions exist here
         cond = without_customer_data(cond)
@@ -274,8 +282,10 @@ async def _answer(
         text = handoff_reply(case_ref, decision.reason, customer.plan if customer else None, tuning)
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, case_ref))
         await sink.delta(text)
-    elif _off_topic(cond.intent, confidence, tool_results):
-        # Not a free general-purpose assistant: no passage, no tool, no support intent.
+    elif _off_topic(cond.intent, confidence, tool_results) and not (retrieval and retrieval.errors):
+        # Not a free general-purpose assistant: no passage, no tool, no support intent. (A
+        # provider failure is not evidence of that: such a turn gets the "not enough
+        # information" reply with the offer of a person instead.)
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
         text = OFF_TOPIC_REPLY
         await sink.delta(text)
@@ -488,7 +498,7 @@ def _citation_meta(
             article_url(
                 str(c.get("docId")),
                 hit.audience if hit else "all",
-                services.settings.session_secret.get_secret_value(),
+                link_key(services.settings),
             )
             if c.get("kind") == "doc"
             else None

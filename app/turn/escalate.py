@@ -135,6 +135,8 @@ def build_packet(
         },
         attempted=attempted,
         created_at=now,
+        customer_id=conversation.customer_id,
+        expires_at=conversation.expires_at,
         sla_due_at=sla_due(plan, now, tuning),
     )
 

@@ -29,6 +29,7 @@ from app.providers.chat.base import (
     ToolOutcome,
     ToolRunner,
 )
+from app.safety.screen import without_instructions
 from app.text import first_name, neutralize, tool_result_text
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ def render_passage(n: int, passage: PassageLike) -> str:
     return (
         f'<passage n="{n}" kind="{_attr(passage.kind)}" title="{_attr(passage.title)}" '
         f'breadcrumb="{_attr(passage.breadcrumb)}">\n'
-        f"{neutralize(passage.text.strip())}\n"
+        f"{neutralize(without_instructions(passage.text).strip())}\n"
         "</passage>"
     )
 

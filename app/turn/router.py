@@ -22,6 +22,7 @@ For MiniLM both calls give the same vector.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,8 +32,11 @@ import numpy as np
 import numpy.typing as npt
 
 from app.providers.embeddings.base import Embedder
+from app.providers.errors import ProviderError
 from app.turn.clamp import INTENTS, SENTIMENTS
 from app.turn.exemplars import INTENT_EXEMPLARS, SENTIMENT_EXEMPLARS
+
+log = logging.getLogger(__name__)
 
 Matrix = npt.NDArray[np.float64]
 
@@ -459,7 +463,12 @@ class Router:
         if not re.search(r"\w", text):
             return RouteDetail("other", 0.0, "neutral", "empty", None, ())
         intent_bank, sentiment_bank = await self._load()
-        vector = await self.embedder.embed_query(text)
+        try:
+            vector = await self.embedder.embed_query(text)
+        except (ProviderError, TimeoutError) as exc:
+            # the embedding provider is down or out of time: the rules still route
+            log.warning("router embedding failed, routing by rules only: %r", exc)
+            return _rules_only(text)
         query = _normalise(np.asarray([vector], float))[0]
 
         sims = intent_bank.vectors @ query
@@ -563,3 +572,20 @@ def _normalise(matrix: Matrix) -> Matrix:
     norms[norms == 0] = 1.0
     result: Matrix = matrix / norms
     return result
+
+
+def _rules_only(text: str) -> RouteDetail:
+    """A route without an embedding: the lexicon's intent and mood, else `other` and neutral
+    (score 0, so nothing downstream mistakes it for a confident classification)."""
+    lexical = lexicon_intent(text)
+    if lexical is not None:
+        intent, score, rule = lexical[0], 1.0, lexical[1]
+    elif looks_like_acknowledgment(text):
+        intent, score, rule = "acknowledgment", 0.9, "acknowledgment"
+    elif is_greeting(text):
+        intent, score, rule = "other", 0.9, "greeting"
+    else:
+        intent, score, rule = "other", 0.0, "no-embedding"
+    mood = lexicon_sentiment(text)
+    sentiment, sentiment_rule = mood if mood is not None else ("neutral", None)
+    return RouteDetail(intent, score, sentiment, rule, sentiment_rule, ())

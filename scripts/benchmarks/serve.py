@@ -16,7 +16,7 @@ It listens on 127.0.0.1 on a port the OS picks, printed as the first line of std
 
 from __future__ import annotations
 
-import dataclasses
+import secrets
 import socket
 import tempfile
 from pathlib import Path
@@ -41,12 +41,9 @@ def main() -> None:
         llm="offline",
         log_level="WARNING",
         embedding_cache_dir=None,
+        admin_token=secrets.token_hex(16),
     )
-    tuning = dataclasses.replace(
-        TUNING,
-        rate_limit_session_per_minute=UNLIMITED,
-        rate_limit_address_per_minute=UNLIMITED,
-    )
+    tuning = TUNING.without_rate_limits()
     app = create_app(settings, tuning=tuning)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -8,7 +8,9 @@
   408/409/429/5xx/529, connection errors, timeouts) and the wait fits the remaining budget; each
   attempt's HTTP timeout is what is left of the caller's deadline. A stream is retried only
   before its first text delta (what the customer saw cannot be taken back). Each model call of
-  the tool loop runs under `GenerationRequest.round_timeout_seconds`.
+  the tool loop runs under `GenerationRequest.round_timeout_seconds`. After a timeout,
+  connection failure or 5xx/overload, calls fail fast for `tuning.provider_circuit_open_seconds`
+  (`budget.CircuitBreaker`), so an outage costs one turn per window a stage budget, not all.
 - **Prompt caching, only where it can engage.** The prefix the API caches is tools + system
   (in that order); everything per-turn is in the messages after it. A `cache_control` breakpoint
   is put on the system block only when that prefix reaches the model's minimum cacheable length
@@ -44,7 +46,7 @@ import anthropic
 import httpx2
 
 from app.providers import budget
-from app.providers.budget import Retryable, RetryPolicy
+from app.providers.budget import CircuitBreaker, Retryable, RetryPolicy
 from app.providers.chat.base import (
     ChatMessage,
     GenerationReply,
@@ -235,6 +237,7 @@ class AnthropicChatModel:
         self.thinking = thinking_param(self.capabilities, thinking_budget_tokens)
         self.thinking_budget_tokens = thinking_budget_tokens if self.thinking else 0
         self.health = ProviderHealth("anthropic")
+        self.breaker = CircuitBreaker(self.retry.circuit_open_seconds)
         self.health.facts["cacheMinTokens"] = self.capabilities.cache_min_tokens
         self._measured: dict[str, int] = {}
         self._client = anthropic.AsyncAnthropic(
@@ -286,15 +289,25 @@ class AnthropicChatModel:
 
     # ------------------------------------------------------------------ calls
 
+    def _failed(self, error: ProviderError) -> None:
+        if error.kind != "circuit_open":
+            self.breaker.record(error)
+        self.health.failed(error)
+
+    def _succeeded(self) -> None:
+        self.breaker.record(None)
+        self.health.succeeded()
+
     async def _call(self, attempt: budget.Attempt[Any]) -> Any:
         try:
+            self.breaker.check("anthropic")
             result = await budget.call_with_retries(
                 attempt, classify, self.retry, provider="anthropic"
             )
         except ProviderError as exc:
-            self.health.failed(exc)
+            self._failed(exc)
             raise
-        self.health.succeeded()
+        self._succeeded()
         return result
 
     async def _create(self, params: dict[str, Any]) -> Any:
@@ -366,6 +379,11 @@ class AnthropicChatModel:
 
         Retried like `_create` while nothing has been yielded; each wait for the next event is
         bounded by the round's deadline (never by a timeout spanning our `yield`s)."""
+        try:
+            self.breaker.check("anthropic")
+        except ProviderError as exc:
+            self._failed(exc)
+            raise
         loop = asyncio.get_running_loop()
         left = budget.remaining()
         limits = [
@@ -400,10 +418,10 @@ class AnthropicChatModel:
                         sink.append(await stream.get_final_message())
                 finally:
                     await manager.__aexit__(None, None, None)
-                self.health.succeeded()
+                self._succeeded()
                 return
             except ProviderConfigError as exc:
-                self.health.failed(exc)
+                self._failed(exc)
                 raise
             except Exception as exc:
                 if isinstance(exc, TimeoutError):
@@ -420,7 +438,7 @@ class AnthropicChatModel:
                 )
                 fits = end - loop.time() >= delay + self.retry.min_attempt_seconds
                 if not (retry and fits):
-                    self.health.failed(advice.error)
+                    self._failed(advice.error)
                     raise advice.error from exc
                 tries += 1
                 await asyncio.sleep(delay)

@@ -35,6 +35,7 @@ from app.providers.chat.base import (
     Usage,
 )
 from app.providers.errors import ProviderError
+from app.safety.screen import without_instructions
 from app.search.answer_types import asked_types, named_terms, shows_type
 from app.search.text import content_terms, term_set
 from app.text import WEAK_HEDGE, acknowledgment_reply, no_answer_reply
@@ -413,7 +414,9 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
     sentences: list[_Sentence] = []
     for p, passage in enumerate(passages):
         usable = [
-            u for u in split_sections(_answerable_text(passage)) if len(u[0].split()) >= 3 or u[1]
+            u
+            for u in split_sections(without_instructions(_answerable_text(passage)))
+            if len(u[0].split()) >= 3 or u[1]
         ]
         for i, (text, item, block, numbered, heading) in enumerate(usable):
             sentences.append(

@@ -33,6 +33,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
 from app.providers.rerank.base import clamp01
@@ -114,13 +116,17 @@ def blend(f: Features, w: OfflineWeights) -> float:
     return clamp01(1.0 / (1.0 + math.exp(-z)))
 
 
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=False))
-    na = math.sqrt(sum(x * x for x in a))
-    nb = math.sqrt(sum(y * y for y in b))
-    if na == 0 or nb == 0:
-        return 0.0
-    return max(-1.0, min(1.0, dot / (na * nb)))
+def _cosines(query: Sequence[float], passages: Sequence[Sequence[float]]) -> list[float]:
+    """Cosine of the query with each passage, in one vectorised product (0 for a zero vector)."""
+    if not passages:
+        return []
+    q = np.asarray(query, dtype=np.float64)
+    m = np.asarray(passages, dtype=np.float64)
+    norms = np.linalg.norm(m, axis=1) * float(np.linalg.norm(q))
+    dots = m @ q
+    safe = np.where(norms > 0, norms, 1.0)
+    sims = np.where(norms > 0, dots / safe, 0.0)
+    return [float(x) for x in np.clip(sims, -1.0, 1.0)]
 
 
 class OfflineReranker:
@@ -189,11 +195,11 @@ class OfflineReranker:
                 raise
             except Exception as exc:
                 raise ProviderError(f"offline rerank embedding failed: {exc}") from exc
-            sems = [_cosine(qvec, p) for p in pvecs]
+            sems = _cosines(qvec, pvecs)
             if self.weights.heading_sem:
                 headings = [split_passage(t)[0] or t.split("\n", 1)[0] for t in texts]
                 hvecs = await self._passage_vectors(headings, [None] * len(headings), len(qvec))
-                heading_sems = [_cosine(qvec, h) for h in hvecs]
+                heading_sems = list(_cosines(qvec, hvecs))
         terms = content_terms(query)
         asked = asked_types(query)
         out = []

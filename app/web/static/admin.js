@@ -148,9 +148,9 @@
                 h(
                   'td',
                   null,
-                  a.status === 'published' ? h('button', { type: 'button', onclick: () => review(a.slug, 'approve') }, 'Approve') : null,
+                  a.status !== 'draft' ? h('button', { type: 'button', onclick: () => review(a.slug, 'approve') }, 'Approve') : null,
                   ' ',
-                  a.status === 'published' ? h('button', { type: 'button', class: 'danger', onclick: () => review(a.slug, 'unpublish') }, 'Unpublish') : 'unpublished'
+                  a.status !== 'draft' ? h('button', { type: 'button', class: 'danger', onclick: () => review(a.slug, 'unpublish') }, 'Unpublish') : 'unpublished'
                 )
               )
             )

@@ -242,10 +242,13 @@
     const l = luminance(rgb);
     const white = contrast(1, l);
     const dark = contrast(DARK_L, l);
+    // Mid-tones (luminance ≈ 0.18–0.23) reach 4.5:1 with neither: pure black always does there.
+    const black = contrast(0, l);
+    const onAccent = Math.max(white, dark) >= 4.5 ? (white >= dark ? '#fff' : DARK_TEXT) : white >= black ? '#fff' : '#000';
     return {
       accent: `rgb(${rgb.map(Math.round).join(' ')})`,
-      onAccent: white >= dark ? '#fff' : DARK_TEXT,
-      onAccentRatio: Math.max(white, dark),
+      onAccent,
+      onAccentRatio: onAccent === '#fff' ? white : onAccent === '#000' ? black : dark,
       link: white >= 4.5 ? `rgb(${rgb.map(Math.round).join(' ')})` : '#1d4ed8',
     };
   }

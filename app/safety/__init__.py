@@ -1,0 +1,1 @@
+"""Pure safety policy shared by ingestion and the turn: content screening."""
