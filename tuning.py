@@ -88,8 +88,9 @@ class Tuning:
     # band's reason says so (cross-encoder and voyage: no weights / no API key offline to fit on).
     # offline — answerability model "offline-1", fitted on the MT-RAG tune part (144 cases, 74
     # answerable / 70 not) with the retrieval settings above:
-    #   python -m scripts.evaluation.sweep ... --split tune --grid '[{...final knobs...}]' \
-    #       --out sweep.jsonl
+    #   python -m scripts.evaluation.sweep --corpus ../shared/eval/mtrag_corpus.jsonl \
+    #       --cases ../shared/eval/mtrag_cases.jsonl --split tune --chunks 1200/150 --quick \
+    #       --out sweep.jsonl          # --quick: only the settings in this file
     #   python -m scripts.evaluation.fit_confidence sweep.jsonl --sweep-row 0 \
     #       --max-unanswerable-strong 0.075 --passage-floor 0.55
     # In-sample rank AUC 0.817 (the top rerank score alone: 0.80). The features add little over
