@@ -42,11 +42,27 @@ def _guarded_connect(self: socket.socket, address: Any) -> Any:
 socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
 
 
+# A test starts the whole app (seeded store, HTTP or a server process) when its module uses one of
+# these, or it takes one of these fixtures: it is then `integration`, which `make smoke` leaves out.
+_APP_HELPERS = frozenset({"running_app", "served", "create_app", "LiveApp"})
+_APP_FIXTURES = frozenset({"api", "live"})
+
+
+def _starts_the_app(item: pytest.Item) -> bool:
+    module = getattr(item, "module", None)
+    names = vars(module) if module is not None else {}
+    if _APP_HELPERS & names.keys() or _APP_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    return any(getattr(v, "__module__", "") == "tests.serverproc" for v in names.values())
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     skip_atlas = pytest.mark.skip(reason="MONGODB_URI not set")
     for item in items:
         if "atlas" in item.keywords and not _ATLAS_URI:
             item.add_marker(skip_atlas)
+        if "integration" not in item.keywords and _starts_the_app(item):
+            item.add_marker(pytest.mark.integration)
 
 
 @pytest.fixture

@@ -167,6 +167,7 @@ async def test_cross_encoder_applies_sigmoid_to_raw_logits(tmp_path: Path, logit
     assert scores == pytest.approx([1 / (1 + math.exp(-logit))] * 2, abs=1e-5)
 
 
+@pytest.mark.slow  # imports sentence-transformers (torch): seconds
 async def test_cross_encoder_missing_model_is_a_config_error(tmp_path: Path) -> None:
     r = CrossEncoderReranker(str(tmp_path / "does-not-exist"))
     with pytest.raises(ProviderConfigError):

@@ -235,7 +235,11 @@ class _Persistence:
             docs = col._documents
             upserts = [(k, docs[k]) for k in keys if k in docs]
             deletes = [k for k in keys if k not in docs]
-            self.journal.write(f"{self._db_name}.{col.name}", upserts, deletes)
+            try:
+                self.journal.write(f"{self._db_name}.{col.name}", upserts, deletes)
+            except BaseException:
+                col.dirty |= keys  # not in the file yet: the next write-through retries them
+                raise
 
 
 def _drop_session(kwargs: dict[str, Any]) -> dict[str, Any]:

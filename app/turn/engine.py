@@ -337,7 +337,9 @@ async def _answer(
         "passageCount": len(passages),
         "passages": passage_meta,
         "tools": tool_meta + ([c.trace() for c in answer.tool_calls] if answer else []),
-        "citations": _citation_meta(services, answer, passages),
+        "citations": _citation_meta(
+            services, answer, passages, customer.plan if customer else None
+        ),
         "invalidCitations": answer.invalid_citations if answer else 0,
         "model": answer.model if answer else "rules",
         "offTopic": answer is None and not decision.escalate,
@@ -483,9 +485,10 @@ def _meta_event(
 
 
 def _citation_meta(
-    services: Services, answer: Answer | None, passages: Sequence[Any]
+    services: Services, answer: Answer | None, passages: Sequence[Any], plan: str | None = None
 ) -> list[dict[str, Any]]:
-    """Citations as the widget shows them: number, title, breadcrumb and a link for articles."""
+    """Citations as the widget shows them: number, title, breadcrumb and a link for articles
+    (a restricted article's link is bound to this customer's plan)."""
     if answer is None:
         return []
     by_id = {p.hit.passage_id: p.hit for p in passages}
@@ -499,6 +502,7 @@ def _citation_meta(
                 str(c.get("docId")),
                 hit.audience if hit else "all",
                 link_key(services.settings),
+                plan,
             )
             if c.get("kind") == "doc"
             else None

@@ -78,3 +78,21 @@ def test_customer_trace_has_no_exception_text_or_spend_state(api: Api) -> None:
     assert "sk-live-secret" not in str(polled) and "spendCapReached" not in str(polled)
     stored = api.messages(conv)[-1]["meta"]
     assert "spendCapReached" in stored  # operators still have it
+
+
+def test_citation_links_carry_the_customers_plan(api: Api) -> None:
+    from types import SimpleNamespace
+
+    from app.turn.engine import _citation_meta
+
+    hit = SimpleNamespace(passage_id="audit-logs#0", breadcrumb="Audit logs", audience="enterprise")
+    answer = SimpleNamespace(
+        citations=({"n": 1, "passageId": "audit-logs#0", "docId": "audit-logs", "kind": "doc"},)
+    )
+    meta = _citation_meta(api.services, answer, [SimpleNamespace(hit=hit)], "enterprise")  # type: ignore[arg-type]
+    url = meta[0]["url"]
+    claims = jwt.decode(url.split("v=")[1], link_key(api.services.settings), algorithms=["HS256"])
+    assert claims["plan"] == "enterprise" and claims["slug"] == "audit-logs"
+    assert api.client.get(url).status_code == 200
+    free = _citation_meta(api.services, answer, [SimpleNamespace(hit=hit)], "free")  # type: ignore[arg-type]
+    assert api.client.get(free[0]["url"]).status_code == 404  # a free plan's link opens nothing
