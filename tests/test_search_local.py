@@ -86,8 +86,10 @@ async def test_bm25_title_outweighs_body(store: Store) -> None:
         Chunk(_id="a#0", article_id="a", chunk_index=0, text="Reserve ahead.", breadcrumb="A"),
         Chunk(_id="b#0", article_id="b", chunk_index=0, text=bodied.body, breadcrumb="B"),
     ]
-    boosted = LocalSearch([titled, bodied], chunks, [], tuning=replace(TUNING, bm25_title_boost=3))
-    hits = await boosted.bm25_articles("desk booking", FREE, 30)
+    # the mechanism: a title boost above the body's weight puts the title match first
+    boosted = replace(TUNING, bm25_title_boost=3.0)
+    search = LocalSearch([titled, bodied], chunks, [], tuning=boosted)
+    hits = await search.bm25_articles("desk booking", FREE, 30)
     assert [h.doc_id for h in hits] == ["a", "b"]
     # the boost is tuning's: with no title weight the body match ranks first
     plain = LocalSearch([titled, bodied], chunks, [], tuning=replace(TUNING, bm25_title_boost=0))
@@ -103,7 +105,8 @@ async def test_bm25_tags_count(store: Store) -> None:
         Chunk(_id="a#0", article_id="a", chunk_index=0, text="text", breadcrumb="One"),
         Chunk(_id="b#0", article_id="b", chunk_index=0, text="webauthn keys", breadcrumb="Two"),
     ]
-    search = LocalSearch([tagged, plain], chunks, [], tuning=replace(TUNING, bm25_tags_boost=2))
+    boosted = replace(TUNING, bm25_tags_boost=2.0)
+    search = LocalSearch([tagged, plain], chunks, [], tuning=boosted)
     hits = await search.bm25_articles("webauthn", FREE, 30)
     assert [h.doc_id for h in hits] == ["a", "b"]
     # a title/tag-only match is represented by the article's first chunk
