@@ -174,6 +174,11 @@ class Settings(BaseSettings):
                 found.append(name)
         if self.view_secret is not None and len(self.view_secret.get_secret_value()) < 16:
             found.append("VIEW_SECRET")
+        found.extend(
+            f"IDENTITY_KEYS[{kid}]"
+            for kid, key in self.identity_keys.items()
+            if len(key.get_secret_value()) < MIN_SECRET_CHARS
+        )
         return found
 
     @model_validator(mode="after")

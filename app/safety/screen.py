@@ -125,6 +125,52 @@ _CODE_HANDOUT = _compile(
     r"(?:codes?|vouchers?|coupons?|keys?)\b",
 )
 
+# The same four shapes in German and French (the languages the seed corpus is written in too).
+_OTHER_AI = _compile(
+    r"\b(?:ignorier(?:e|en)?|vergiss|vergessen\s+sie|missachte(?:n)?)\s+(?:alle\s+)?"
+    r"(?:vorherigen|bisherigen|obigen|früheren)\s+(?:Anweisungen|Regeln|Instruktionen)",
+    r"\bignore[rz]?\s+(?:toutes\s+)?(?:les\s+)?(?:instructions|consignes|règles)\s+"
+    r"(?:précédentes|ci-dessus|antérieures)",
+    r"\b(?:an\s+(?:alle\s+)?KI-?(?:Assistenten|Systeme|Modelle)|aux\s+(?:assistants|modèles)\s+"
+    r"(?:d'|de\s+l')?IA)\b",
+)
+_OTHER_THIRD_PARTY = _compile(
+    r"(?:^|[:;,.]\s*)(?:sag|sage|sagen\s+sie|teile|teilen\s+sie|informiere|informieren\s+sie)\s+"
+    r"(?:dem|den|der|allen)\s+(?:Kunden|Kundin|Kundinnen|Nutzer|Nutzerin|Benutzer)",
+    r"(?:^|[:;,.]\s*)(?:dis|dites|informe|informez|indique|indiquez)\s+(?:au|aux|à\s+l[ae'])\s*"
+    r"(?:client|clients|cliente|utilisateur|utilisateurs)\b",
+)
+_OTHER_SECRET = re.compile(  # someone's own secret ("Ihr Passwort", "son mot de passe")
+    r"\b(?:Ihr(?:e|en|em|er)?|dein(?:e|en|em|er)?|sein(?:e|en|em|er)?|votre|vos|son|sa|ses|leurs?)"
+    r"\s+(?:\w+\s+)?"
+    r"(?:Passwort|Kennwort|PIN|Zugangsdaten|Bestätigungscode|Einmalcode|mot\s+de\s+passe|"
+    r"identifiants|code\s+de\s+(?:vérification|confirmation))(?![-\w])",
+    _I,
+)
+_OTHER_TRANSFER = re.compile(
+    r"\b(?:senden|sende|schicken|schicke|mailen|maile|antworten|antworte|mitteilen|teilen|"
+    r"envoyer|envoyez|envoie|répondre|répondez|réponds|communiquer|communiquez|transmettre|"
+    r"transmettez)\b",
+    _I,
+)
+_OTHER_NEGATION = re.compile(r"\b(?:nie|niemals|nicht|kein\w*|jamais|ne|n')\b", _I)
+
+
+def _other_languages(text: str) -> list[str]:
+    reasons = []
+    if any(p.search(text) for p in _OTHER_AI):
+        reasons.append(AI_ADDRESSED)
+    if any(p.search(text) for p in _OTHER_THIRD_PARTY):
+        reasons.append(THIRD_PARTY)
+    if (
+        _OTHER_SECRET.search(text)
+        and _OTHER_TRANSFER.search(text)
+        and not _OTHER_NEGATION.search(text)
+    ):
+        reasons.append(SECRET_REQUEST)
+    return reasons
+
+
 _MARKUP = re.compile(r"[*_`~]+")
 _SPACE = re.compile(r"\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9])")
@@ -168,6 +214,7 @@ def instruction_reasons(sentence: str) -> list[str]:
         reasons.append(SECRET_REQUEST)
     if any(p.search(text) for p in _CODE_HANDOUT):
         reasons.append(CODE_HANDOUT)
+    reasons.extend(r for r in _other_languages(text) if r not in reasons)
     return reasons
 
 

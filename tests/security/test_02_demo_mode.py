@@ -62,6 +62,8 @@ def test_published_default_secrets_refused_outside_demo_mode() -> None:
     weak = make_settings(admin_token="short")
     with pytest.raises(Misconfigured, match="ADMIN_TOKEN"):
         create_app(weak)
+    with pytest.raises(Misconfigured, match="IDENTITY_KEYS"):
+        create_app(make_settings(identity_keys={"2026-11": "short"}))
     create_app(defaults.model_copy(update={"demo": True}))  # the local demo may use them
 
 

@@ -486,6 +486,10 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
         return kind * (overlap / length + context + section) / (1 + _RANK_DECAY * s.passage)
 
     scores = {(s.passage, s.index): weight(s) for s in sentences}
+    if steps_wanted and any(
+        v > 0 for (p, _), v in scores.items() if passages[p].kind != "ticket"
+    ):  # a how-to question that an article speaks to: an agent's note is not the procedure
+        scores = {k: (0.0 if passages[k[0]].kind == "ticket" else v) for k, v in scores.items()}
 
     def score(s: _Sentence) -> float:
         return scores[(s.passage, s.index)]
@@ -541,7 +545,14 @@ def offline_answer(request: GenerationRequest) -> str:
                 names=_join(missing, phrase(ph, "or", " or ")),
             )  # fmt: skip
     if extract and request.confidence == "weak":
-        cited = list(dict.fromkeys(x.title for x in request.passages[:2] if x.title))
+        numbers = [int(n) for n in re.findall(r"\[(\d+)\]", extract)]
+        cited = list(
+            dict.fromkeys(
+                request.passages[n - 1].title
+                for n in numbers
+                if 0 < n <= len(request.passages) and request.passages[n - 1].title
+            )
+        )
         if cited:
             text = phrase(
                 ph, "found_in", "This is what I found in {titles}: {text}",
