@@ -96,7 +96,10 @@ class Tuning:
     # (Re-run after the final merge, 2,215 chunks: intercept -2.985, weights within 0.07 of these,
     # same strong threshold.) In-sample rank AUC 0.817; the top rerank score alone: 0.819. On
     # MT-RAG the other features add nothing measurable (they are kept for the gate on named
-    # entities and for other corpora); strong/answerable trades against strong/unanswerable along
+    # entities and for other corpora). Tried and not adopted: the best sentence's share of the
+    # question's terms and the runner-up score (in-sample AUC 0.831, but strong/answerable at
+    # ≤7.5% strong/unanswerable fell 0.568 → 0.514). Strong/answerable trades against
+    # strong/unanswerable along
     #   strong 0.65: 0.608 / 0.114;  0.67: 0.568 / 0.100;  0.68: 0.541 / 0.071 (chosen: a
     # confident wrong answer costs more than a hedged right one, and the report part needs room
     # under the 0.10 target). weak 0.45: none on 60% of unanswerable tune cases (what the old
