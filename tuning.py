@@ -61,9 +61,9 @@ class Tuning:
     # The offline reranker after fusion: +0.02 on the tune part, -0.026 on the report part (0.890
     # → 0.864, `make eval ... --split report`): about neutral on external data. It stays because
     # its score drives the confidence band; fusion carries the retrieval gain.
-    # Seed check (make eval) against the previous values: BM25 recall@5 0.669 → 0.645 and
-    # fused+rerank 0.968 → 0.952 (one case) — the cost of the smaller title boost on a corpus
-    # whose titles are unique; dense, tickets and fused recall unchanged.
+    # Seed check (make eval) against the previous values: BM25 recall@5 0.669 → 0.645 (title ×1
+    # measured 0.637, so not the title boost alone) and fused+rerank 0.968 → 0.952 (one case, not
+    # attributed to one knob yet); dense, tickets and fused recall@5 unchanged.
     # --- fusion (DESIGN 5.4) ---
     rrf_k: int = 60  # standard RRF constant: flattens the head so no single ranker dominates
     weight_dense_chunks: float = 1.0  # semantic match on passages is the most reliable signal
