@@ -70,6 +70,12 @@ class Tuning:
     # --- rankers (DESIGN 5.3) ---
     vector_num_candidates: int = 200  # ANN breadth: ~5x limit keeps HNSW recall near exact
     vector_limit: int = 40  # dense chunks fed to fusion
+    # Atlas only (LocalSearch is always exact): ENN (`exact: true`) while a collection is small
+    # enough that scanning it costs less than the ANN recall it would lose; above that, ANN with
+    # numCandidates at least this many times `limit` (Atlas docs recommend >= 20x for recall).
+    atlas_exact_below_docs: int = 10_000  # a full scan of 10k vectors is cheap (not measured)
+    atlas_candidates_per_limit: int = 20  # vector_num_candidates alone gave 5x (200 for 40)
+    atlas_bm25_overfetch: int = 2  # articles fetched before $lookup: ones without chunks drop out
     keyword_limit: int = 30  # BM25 articles fed to fusion
     ticket_limit: int = 20  # tickets fed to fusion
     bm25_title_boost: float = 0.5  # a title is shared by many passages: body decides (sweep)
