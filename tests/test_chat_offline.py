@@ -11,6 +11,7 @@ from app.providers.chat import build_chat_model, build_fallback_chat_model
 from app.providers.chat.base import (
     ChatMessage,
     GenerationRequest,
+    Passage,
     PassageLike,
     StreamDone,
     TextDelta,
@@ -224,3 +225,71 @@ async def test_complete_json_is_not_offered_offline() -> None:
 def test_factory_defaults_to_offline(settings: Settings) -> None:
     assert build_chat_model(settings).name == "offline"
     assert build_fallback_chat_model().name == "offline"
+
+
+# --- answer quality (issue 9): general mechanisms on made-up passages -------------------------
+
+GADGET_NOTE = Passage(
+    id="t-9",
+    doc_id="t-9",
+    kind="ticket",
+    title="Gadget sync stuck",
+    breadcrumb="Resolved ticket › gadget",
+    text="Customer could not sync the Gadget.\nResolution: Changed the Gadget sync token and "
+    "restarted the Gadget sync service for this customer.",
+)
+GADGET_GUIDE = Passage(
+    id="gadget-sync#2",
+    doc_id="gadget-sync",
+    kind="doc",
+    title="Gadget sync",
+    breadcrumb="Gadget sync › Setting up sync",
+    text="## Setting up sync\n\n1. Open Settings and choose Sync.\n2. Pick the Gadget from the "
+    "list.\n3. Confirm the code shown on the Gadget screen.",
+)
+PRICES = Passage(
+    id="plans#1",
+    doc_id="plans",
+    kind="doc",
+    title="Plans",
+    breadcrumb="Plans › Comparison",
+    text="Every plan includes the Gadget app.\n\n| | Basic | Plus |\n|---|---|---|\n"
+    "| Price per seat per month | $0 | $7 |\n| Devices | 2 | 10 |",
+)
+CHECK_IN = Passage(
+    id="visits#3",
+    doc_id="visits",
+    kind="doc",
+    title="Visits",
+    breadcrumb="Visits › Checking in",
+    text="A visit must be confirmed by checking in:\n\n- at the front desk,\n"
+    "- in the mobile app, or\n- from the reminder email.",
+)
+
+
+def test_how_to_prefers_the_articles_procedure_over_a_tickets_note() -> None:
+    text = extract_answer("How do I set up Gadget sync?", [GADGET_NOTE, GADGET_GUIDE])
+    assert "1. Open Settings" in text and "3. Confirm the code" in text
+    assert "sync token" not in text
+    assert check_citations(text, 2).valid == [2]
+
+
+def test_a_price_question_takes_the_sentence_with_a_price() -> None:
+    text = extract_answer("How much does Plus cost per seat?", [PRICES])
+    assert "$7" in text
+
+
+def test_list_items_are_kept_whole_without_joiner_fragments() -> None:
+    text = extract_answer("How do I check in to a visit in the mobile app?", [CHECK_IN])
+    assert "- in the mobile app" in text
+    for line in text.splitlines():
+        assert not line.rstrip(". ").endswith((" or", " and", ",")), text
+
+
+async def test_weak_answers_say_what_they_cover_and_what_is_missing() -> None:
+    model = OfflineChatModel()
+    reply = await model.generate(
+        request("Can the Gadget sync in Klingon?", [GADGET_GUIDE], confidence="weak")
+    )
+    assert reply.text.startswith("This is what I found in “Gadget sync”:")
+    assert "don't mention Klingon" in reply.text and "person" in reply.text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -85,9 +86,15 @@ async def test_bm25_title_outweighs_body(store: Store) -> None:
         Chunk(_id="a#0", article_id="a", chunk_index=0, text="Reserve ahead.", breadcrumb="A"),
         Chunk(_id="b#0", article_id="b", chunk_index=0, text=bodied.body, breadcrumb="B"),
     ]
-    search = LocalSearch([titled, bodied], chunks, [])
+    # the mechanism: a title boost above the body's weight puts the title match first
+    boosted = replace(TUNING, bm25_title_boost=3.0)
+    search = LocalSearch([titled, bodied], chunks, [], tuning=boosted)
     hits = await search.bm25_articles("desk booking", FREE, 30)
     assert [h.doc_id for h in hits] == ["a", "b"]
+    # the boost is tuning's: with no title weight the body match ranks first
+    plain = LocalSearch([titled, bodied], chunks, [], tuning=replace(TUNING, bm25_title_boost=0))
+    hits = await plain.bm25_articles("desk booking", FREE, 30)
+    assert [h.doc_id for h in hits] == ["b"]
 
 
 async def test_bm25_tags_count(store: Store) -> None:
@@ -98,7 +105,8 @@ async def test_bm25_tags_count(store: Store) -> None:
         Chunk(_id="a#0", article_id="a", chunk_index=0, text="text", breadcrumb="One"),
         Chunk(_id="b#0", article_id="b", chunk_index=0, text="webauthn keys", breadcrumb="Two"),
     ]
-    search = LocalSearch([tagged, plain], chunks, [])
+    boosted = replace(TUNING, bm25_tags_boost=2.0)
+    search = LocalSearch([tagged, plain], chunks, [], tuning=boosted)
     hits = await search.bm25_articles("webauthn", FREE, 30)
     assert [h.doc_id for h in hits] == ["a", "b"]
     # a title/tag-only match is represented by the article's first chunk

@@ -3,7 +3,8 @@
 - Dense rankers: exact cosine over the stored vectors with numpy (the corpus is small; exact
   search is both faster to build and more accurate than an ANN graph at this size).
 - BM25 over whole articles with `bm25s`, one index per field, combined as
-  `3·BM25(title) + 2·BM25(tags) + BM25(body)` (boosts from tuning). This is what the Atlas
+  `t·BM25(title) + g·BM25(tags) + BM25(body)` (boosts t, g from tuning: 0.5 and 1, swept on
+  external data where many passages share a title). This is what the Atlas
   compound query computes (the sum of its `should` clause scores, each multiplied by its boost),
   and unlike repeating the title three times in one field it neither distorts body length
   normalisation nor lets BM25's term-frequency saturation swallow the boost.
@@ -284,7 +285,8 @@ class LocalSearch:
         return (
             f"dense: {len(snap.chunks)} chunk vectors ({snap.chunk_dim}-d) and "
             f"{len(snap.tickets)} ticket vectors; BM25: {len(snap.articles)} articles "
-            "(title x3, tags x2, body) + chunk index for article→chunk mapping; "
+            f"(title x{self._tuning.bm25_title_boost:g}, tags x{self._tuning.bm25_tags_boost:g}, "
+            "body) + chunk index for article→chunk mapping; "
             "filters: audience, locale, status, ticket quality — applied before top-k"
         )
 
