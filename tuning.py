@@ -76,6 +76,12 @@ class Tuning:
     # --- rankers (DESIGN 5.3) ---
     vector_num_candidates: int = 200  # ANN breadth: ~5x limit keeps HNSW recall near exact
     vector_limit: int = 40  # dense chunks fed to fusion
+    # Atlas only (LocalSearch is always exact): ENN (`exact: true`) while a collection is small
+    # enough that scanning it costs less than the ANN recall it would lose; above that, ANN with
+    # numCandidates at least this many times `limit` (Atlas docs recommend >= 20x for recall).
+    atlas_exact_below_docs: int = 10_000  # a full scan of 10k vectors is cheap (not measured)
+    atlas_candidates_per_limit: int = 20  # vector_num_candidates alone gave 5x (200 for 40)
+    atlas_bm25_overfetch: int = 2  # articles fetched before $lookup: ones without chunks drop out
     keyword_limit: int = 30  # BM25 articles fed to fusion
     ticket_limit: int = 20  # tickets fed to fusion
     bm25_title_boost: float = 0.5  # a title is shared by many passages: body decides (sweep)
@@ -153,6 +159,10 @@ class Tuning:
             "human_handoff",
         }
     )  # authority boundaries: a bot must not decide these, whatever it could retrieve
+    # The offline intent classifier (app/turn/router.py) may pick an escalating intent only at
+    # this probability or above; below it the best non-escalating intent wins. Fitted on the
+    # Bitext train split by `python -m scripts.fit_router` (reported on the dev split).
+    escalation_min_probability: float = 0.5
     sla_hours: Mapping[str, int] = field(
         default_factory=lambda: MappingProxyType({"enterprise": 4, "pro": 24, "free": 72})
     )  # contractual first-response times per plan

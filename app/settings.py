@@ -129,6 +129,11 @@ class Settings(BaseSettings):
     )
     seed_on_start: bool = True
     seed_dir: Path = ROOT / "seed"
+    tenant_file: Path | None = Field(
+        default=None,
+        description="The tenant's vocabulary file (YAML, see app/tenant). Unset: tenant.yaml in "
+        "ARTICLES_DIR (or SEED_DIR without it) when it exists, else the generic profile.",
+    )
     articles_dir: Path | None = Field(
         default=None,
         description="Serve this folder of docs (Markdown, MDX, HTML; recursively) instead of the "

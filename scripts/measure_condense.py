@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
 from collections import Counter, defaultdict
@@ -33,11 +34,25 @@ if str(ROOT) not in sys.path:  # allow `python scripts/measure_condense.py` as w
     sys.path.insert(0, str(ROOT))
 
 from app.providers.embeddings.base import Embedder  # noqa: E402
+from app.tenant import load_tenant  # noqa: E402
 from app.turn.condense import Turn, condense  # noqa: E402
 from app.turn.router import Router  # noqa: E402
 from tuning import TUNING  # noqa: E402
 
-EVAL_DIR = ROOT.parent / "shared" / "eval"
+
+def _eval_dir() -> Path:
+    """`CONCIERGE_EVAL_DIR`, else the `shared/eval` beside the checkout (or beside its parent,
+    for a git worktree)."""
+    env = os.environ.get("CONCIERGE_EVAL_DIR")
+    if env:
+        return Path(env)
+    for base in (ROOT.parent, ROOT.parent.parent):
+        if (base / "shared" / "eval").is_dir():
+            return base / "shared" / "eval"
+    return ROOT.parent / "shared" / "eval"
+
+
+EVAL_DIR = _eval_dir()
 
 
 def _read(path: Path, limit: int | None) -> list[dict[str, Any]]:
@@ -191,7 +206,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
 
     embedder = _build_embedder(args.embedder)
-    router = Router(embedder)
+    router = Router(embedder, tenant=load_tenant(ROOT / "seed"))
     started = time.perf_counter()
     report: dict[str, Any] = {"embedder": embedder.name, "rewrite": {}, "files": {}}
     dump: list[dict[str, Any]] = []

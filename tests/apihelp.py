@@ -120,11 +120,13 @@ def parse_sse(text: str) -> list[tuple[str, Any]]:
 
 
 @contextmanager
-def running_app(tuning: Tuning = TUNING, **overrides: Any) -> Iterator[Api]:
+def running_app(
+    tuning: Tuning = TUNING, *, ready_seconds: float = 120, **overrides: Any
+) -> Iterator[Api]:
     app = create_app(make_settings(**overrides), tuning=tuning)
     with TestClient(app) as client:
         api = Api(client)
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + ready_seconds
         while True:
             r = client.get("/readyz")
             if r.status_code == 200:

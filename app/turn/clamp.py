@@ -13,23 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
-INTENTS: Final[tuple[str, ...]] = (
-    "how_to",
-    "troubleshooting",
-    "billing_question",
-    "order_status",
-    "account",
-    "feature_question",
-    "acknowledgment",
-    "cancellation",
-    "refund_request",
-    "billing_dispute",
-    "data_deletion",
-    "legal",
-    "human_handoff",
-    "other",
-)
-SENTIMENTS: Final[tuple[str, ...]] = ("positive", "neutral", "frustrated", "angry")
+from app.tenant import INTENTS as _TENANT_INTENTS
+from app.tenant import SENTIMENTS as _TENANT_SENTIMENTS
+from app.turn.identifiers import Identifiers, generic_identifiers
+
+INTENTS: Final[tuple[str, ...]] = _TENANT_INTENTS
+SENTIMENTS: Final[tuple[str, ...]] = _TENANT_SENTIMENTS
 TOOLS: Final[tuple[str, ...]] = (
     "lookupOrder",
     "listRecentOrders",
@@ -39,7 +28,6 @@ TOOLS: Final[tuple[str, ...]] = (
 
 Source = Literal["model", "offline"]
 
-ORDER_ID = re.compile(r"ORD-\d{3,6}")
 MAX_STANDALONE_CHARS: Final = 1000  # longer is an answer or a paste, not a question
 
 _TRUE = frozenset({"true", "yes", "y", "1", "on"})
@@ -106,18 +94,14 @@ def _bool(value: Any) -> tuple[bool | None, bool]:
     return None, True
 
 
-def normalize_order_id(value: object) -> str | None:
+def normalize_order_id(value: object, ids: Identifiers | None = None) -> str | None:
     """`ord-1042` → `ORD-1042`; anything that is not exactly one order reference → None."""
-    if not isinstance(value, str):
-        return None
-    text = value.strip().upper()
-    if ORDER_ID.fullmatch(text):
-        return text
-    found = set(re.findall(r"(?<![A-Z0-9])ORD-\d{3,6}(?!\d)", text))
-    return found.pop() if len(found) == 1 else None
+    return (ids or generic_identifiers()).normalise("order", value)
 
 
-def clamp_condensation(raw: object, *, original: str) -> Condensation:
+def clamp_condensation(
+    raw: object, *, original: str, ids: Identifiers | None = None
+) -> Condensation:
     """A valid `Condensation` from arbitrary model output; `original` is the customer's message."""
     clamped: list[str] = []
     data: Mapping[Any, Any] = raw if isinstance(raw, Mapping) else {}
@@ -180,7 +164,7 @@ def clamp_condensation(raw: object, *, original: str) -> Condensation:
 
     # mentionedOrderId: ORD-### to ORD-###### (upper case) or None
     present, value = _pick(data, "mentionedOrderId", "mentioned_order_id")
-    order_id = normalize_order_id(value)
+    order_id = normalize_order_id(value, ids)
     if not present or (value is not None and order_id != value):
         clamped.append("mentioned_order_id")
 

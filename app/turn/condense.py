@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any, Final, NamedTuple, Protocol
 
 from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
+from app.turn.identifiers import Identifiers, Vocabulary, generic_identifiers, generic_vocabulary
 from app.turn.router import Router, explicit_human_request, is_greeting, looks_like_acknowledgment
 
 
@@ -39,30 +40,10 @@ class ChatModel(Protocol):
 
 # --- identifiers -------------------------------------------------------------------------------
 
-_ORDER = re.compile(r"(?<![\w-])ORD[-\s#]?(\d{3,6})(?![\w-])", re.IGNORECASE)
-_CASE = re.compile(r"(?<![\w-])CASE-([A-Z0-9]{6})(?![\w-])", re.IGNORECASE)
-_CASE_LOOSE = re.compile(r"\bcase\s*(?:#|no\.?|number)?\s*([A-Z0-9]{6})\b", re.IGNORECASE)
-_ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,11}_\d{3}\b")
-_SKU = re.compile(r"(?<![\w-])([A-Z]{2,3}-[A-Z]{2,3}\d{1,3})(?![\w-])", re.IGNORECASE)
 
-
-def find_identifiers(text: str) -> list[str]:
+def find_identifiers(text: str, ids: Identifiers | None = None) -> list[str]:
     """Order refs, case refs, error codes and SKUs, normalised, in order of appearance."""
-    found: list[tuple[int, str]] = []
-    found += [(m.start(), f"ORD-{m.group(1)}") for m in _ORDER.finditer(text)]
-    found += [(m.start(), f"CASE-{m.group(1).upper()}") for m in _CASE.finditer(text)]
-    found += [
-        (m.start(), f"CASE-{m.group(1).upper()}")
-        for m in _CASE_LOOSE.finditer(text)
-        if re.search(r"\d", m.group(1)) and re.search(r"[A-Za-z]", m.group(1))
-    ]
-    found += [(m.start(), m.group(0)) for m in _ERROR_CODE.finditer(text)]
-    found += [(m.start(), m.group(1).upper()) for m in _SKU.finditer(text)]
-    out: list[str] = []
-    for _, ident in sorted(found):
-        if ident not in out:
-            out.append(ident)
-    return out
+    return (ids or generic_identifiers()).values(text)
 
 
 # --- follow-up resolution ----------------------------------------------------------------------
@@ -86,11 +67,6 @@ _STOP: Final = frozenset(
     aren't won't didn't is there'"""
     )
 )
-_PLANS: Final = ("free", "pro", "enterprise", "basic", "starter", "premium", "business", "team")
-_PLATFORMS: Final = (
-    "ios", "android", "windows", "mac", "macos", "linux", "web", "chrome", "firefox", "safari",
-    "edge", "outlook", "google", "teams", "slack", "zoom", "okta", "azure",
-)  # fmt: skip
 _DETERMINERS: Final = frozenset(_words("a an the my our your this that these those"))
 _PRONOUN = re.compile(r"\b(it|its|they|them|their|this|that|these|those|he|she|him|her)\b", re.I)
 _DUMMY_IT = re.compile(
@@ -139,7 +115,7 @@ def _tokens(text: str) -> list[str]:
 
 def _is_entity_token(tok: str, first: bool, shouting: bool = False) -> bool:
     if re.fullmatch(r"[A-Za-z]+[\d_][\w\-]*", tok):
-        return True  # code-like: HL-RP10, AUTH_302
+        return True  # code-like: a SKU, an error code
     if shouting:
         return False  # IN ALL CAPS every word looks like an acronym
     if re.fullmatch(r"[A-Z]{2,}[\w\-]*|[a-z]+[A-Z]\w*", tok):
@@ -171,7 +147,7 @@ def entity_spans(text: str) -> list[str]:
                 run.append(tok)
                 continue
             if run and run[-1].endswith(("'s", "’s")) and tok.lower() not in _STOP:
-                run.append(tok)  # "Huntington's disease"
+                run.append(tok)  # a possessive name: "Someone's law"
             if run:
                 spans.append(" ".join(run))
                 run = []
@@ -182,7 +158,7 @@ def entity_spans(text: str) -> list[str]:
 
 _VERBS: Final = frozenset(
     _words(
-        """become became conquer conquered appear appears appeared called call calls found founded
+        """become became appear appears appeared called call calls
         build built fall fell play plays played win won live lives lived die died start starts
         started happen happens happened mean offer offers offered support supported include
         included cost pay paid create created run runs ran set install installed update updated
@@ -233,14 +209,14 @@ def _specific(phrase: str) -> bool:
     return phrase.split()[-1].lower() not in _VAGUE_HEADS
 
 
-def subject_of(question: str) -> str | None:
+def subject_of(question: str, ids: Identifiers | None = None) -> str | None:
     """The main thing a question is about, in the customer's own words, or None.
 
     Identifiers first, then a determiner phrase containing a proper name ('the Room Panel'),
     then the longest proper name, then the first determiner phrase. Nothing else: a wrong
     subject is worse than an unresolved pronoun.
     """
-    idents = find_identifiers(question)
+    idents = find_identifiers(question, ids)
     if idents:
         return idents[0]
     entities = entity_spans(question)
@@ -277,41 +253,42 @@ def _definite(phrase: str) -> str:
     return phrase
 
 
-def _kind(term: str) -> str | None:
+def _kind(term: str, vocab: Vocabulary) -> str | None:
     term = term.strip(" ?.!,")
     low = term.lower()
     low = re.sub(r"^(?:the|a|an|my|our)\s+", "", low)
     low = re.sub(r"\s+(?:plan|tier|edition|version)$", "", low)
-    if low in _PLANS:
+    if low in vocab.plans:
         return "plan"
-    if low in _PLATFORMS:
+    if low in vocab.platforms:
         return "platform"
-    if _ORDER.fullmatch(term.strip()):
-        return "order"
-    if _ERROR_CODE.fullmatch(term.strip()):
-        return "error"
-    if _SKU.fullmatch(term.strip()):
-        return "sku"
-    return None
+    return vocab.ids.kind_of(term)
 
 
-def _swap_same_kind(previous: str, x: str) -> str | None:
+def _swap_same_kind(previous: str, x: str, vocab: Vocabulary) -> str | None:
     """'How do I set up SSO on enterprise?' + 'and for pro?' → 'How do I set up SSO on pro?'."""
-    kind = _kind(x)
+    kind = _kind(x, vocab)
     if kind is None:
         return None
     core = re.sub(r"^(?:the|a|an|my|our)\s+", "", x.strip(" ?.!"), flags=re.I)
     core = re.sub(r"\s+(?:plan|tier|edition|version)$", "", core, flags=re.I)
     if kind in {"plan", "platform"}:
-        vocab = _PLANS if kind == "plan" else _PLATFORMS
-        pattern = re.compile(r"\b(" + "|".join(vocab) + r")\b", re.IGNORECASE)
+        words = vocab.plans if kind == "plan" else vocab.platforms
+        pattern = re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE)
+        spans = [m.span() for m in pattern.finditer(previous) if m.group(0).lower() != core.lower()]
     else:
-        pattern = {"order": _ORDER, "error": _ERROR_CODE, "sku": _SKU}[kind]
-    matches = [m for m in pattern.finditer(previous) if m.group(0).lower() != core.lower()]
+        normal = vocab.ids.normalise(kind, core)  # type: ignore[arg-type]
+        core = normal or core
+        spans = [
+            (i.start, i.end)
+            for i in vocab.ids.find(previous)
+            if i.kind == kind and i.value != normal
+        ]
+    matches = spans
     if len(matches) != 1:
         return None  # none, or several: which one the customer means is a guess
-    m = matches[0]
-    return previous[: m.start()] + core + previous[m.end() :]
+    start, end = matches[0]
+    return previous[:start] + core + previous[end:]
 
 
 _COPULA_NEXT: Final = frozenset(["is", "was", "are", "were", "'s", "mean", "means", "sounds"])
@@ -344,12 +321,12 @@ def _pronoun_at(message: str) -> re.Match[str] | None:
     return None
 
 
-def _has_own_subject(message: str, before: int) -> bool:
+def _has_own_subject(message: str, before: int, ids: Identifiers) -> bool:
     """The message names something before the pronoun, which the pronoun most likely means."""
     head = message[:before]
     if _shouting(message):
         head = head.lower()  # IN ALL CAPS every word would look like a name
-    if find_identifiers(head) or entity_spans(head) or _noun_phrases(head):
+    if find_identifiers(head, ids) or entity_spans(head) or _noun_phrases(head):
         return True
     # an introductory clause or an earlier sentence that names something: "Speaking of X, ..."
     for piece in re.split(r"[,;.!?]", head)[:-1]:
@@ -365,15 +342,15 @@ def _plural(phrase: str) -> bool:
     )
 
 
-def _agrees(pronoun: str, subject: str) -> bool:
+def _agrees(pronoun: str, subject: str, ids: Identifiers) -> bool:
     """Number and person agreement between a pronoun and a candidate subject."""
     word = pronoun.lower()
-    named = bool(find_identifiers(subject)) or any(c.isupper() for c in subject)
+    named = bool(find_identifiers(subject, ids)) or any(c.isupper() for c in subject)
     if word in {"he", "she", "him", "her"}:
         last = subject.split()[-1]
-        return bool(re.fullmatch(r"[A-Z][a-z]+", last)) and not find_identifiers(subject)
+        return bool(re.fullmatch(r"[A-Z][a-z]+", last)) and not find_identifiers(subject, ids)
     if word in {"they", "them", "their", "these", "those"}:
-        return _plural(subject) or (named and not find_identifiers(subject))
+        return _plural(subject) or (named and not find_identifiers(subject, ids))
     return not _plural(subject) or named
 
 
@@ -402,7 +379,9 @@ class Rewrite(NamedTuple):
     rule: str | None  # which resolution fired; None = message left as written
 
 
-def resolve_followup(message: str, previous: str | Sequence[str] | None) -> Rewrite:
+def resolve_followup(
+    message: str, previous: str | Sequence[str] | None, vocab: Vocabulary | None = None
+) -> Rewrite:
     """Rewrite a follow-up into a standalone question using only what earlier turns named.
 
     `previous` is the previous standalone question, or the earlier questions most recent first:
@@ -414,12 +393,13 @@ def resolve_followup(message: str, previous: str | Sequence[str] | None) -> Rewr
     if not earlier or not text:
         return Rewrite(text, None)
     previous = earlier[0]
-    subject = next((s for s in map(subject_of, earlier) if s), None)
+    vocab = vocab or generic_vocabulary()
+    subject = next((s for s in (subject_of(q, vocab.ids) for q in earlier) if s), None)
 
     for pattern in _ELLIPSIS:
         m = pattern.match(text)
         if m is not None:
-            swapped = _swap_same_kind(previous, m.group("x").strip())
+            swapped = _swap_same_kind(previous, m.group("x").strip(), vocab)
             if swapped is not None:
                 return Rewrite(swapped, "ellipsis_swap")
             # "what about security?": an aspect of the topic, or a new topic? Not ours to guess.
@@ -429,8 +409,8 @@ def resolve_followup(message: str, previous: str | Sequence[str] | None) -> Rewr
     if (
         m is not None
         and subject
-        and _agrees(m.group(1), subject)
-        and not _has_own_subject(text, m.start())
+        and _agrees(m.group(1), subject, vocab.ids)
+        and not _has_own_subject(text, m.start(), vocab.ids)
         and subject.lower() not in text.lower()
     ):
         word = m.group(1)
@@ -447,38 +427,36 @@ def resolve_followup(message: str, previous: str | Sequence[str] | None) -> Rewr
 
 # --- tools -------------------------------------------------------------------------------------
 
-_MY_ORDERS = re.compile(
-    r"\b(?:my|our) (?:recent |last |latest |previous |new )?(?:orders?|purchases?|shipments?|"
-    r"deliver(?:y|ies)|packages?|parcels?|hardware order)\b|\bwhere(?:'s| is) my\b|"
-    r"\border (?:history|status)\b|\bi (?:ordered|bought|purchased)\b",
-    re.IGNORECASE,
-)
-_ORDER_WORDS = re.compile(
-    r"\b(?:orders?|ordered|purchases?|shipments?|shipped|shipping|deliver\w*|packages?|parcels?|"
-    r"tracking|arriv\w*|carrier|courier)\b",
-    re.IGNORECASE,
-)
-_MY_SUBSCRIPTION = re.compile(
-    r"\b(?:my|our) (?:current )?(?:plan|subscription|renewal|seats?|licen[cs]es?|contract|"
-    r"billing (?:date|cycle)|tier)\b|\bwhen (?:do|does|will) (?:i|we|my|our)\b.{0,20}"
-    r"\b(?:renew\w*|charged|billed)\b|\bhow many seats (?:do|have) (?:i|we)\b|"
-    r"\b(?:which|what) plan (?:am i|are we|do i|do we)\b",
+# first-person possessives (en/de/fr): "where is my order" reads account data, "how long does
+# shipping take" does not
+_OWN = re.compile(
+    r"(?<!\w)(?:my|our|mine|ours|i|we|mein\w*|unser\w*|ich|wir|ma|mon|mes|notre|nos|je|nous)(?!\w)",
     re.IGNORECASE,
 )
 
 
-def tools_for(text: str, intent: str, identifiers: Sequence[str]) -> tuple[str, ...]:
-    """Which customer-data tools this turn needs, by rule (offline mode)."""
+def tools_for(
+    text: str,
+    intent: str,
+    identifiers: Sequence[str],
+    *,
+    own_subscription: bool = False,
+    available: frozenset[str] = frozenset(TOOLS),
+    ids: Identifiers | None = None,
+) -> tuple[str, ...]:
+    """Which customer-data tools this turn needs (offline mode), from the classifier's route."""
+    ids = ids or generic_identifiers()
+    kinds = {ids.kind_of(i) for i in identifiers}
     tools: list[str] = []
-    if any(i.startswith("ORD-") for i in identifiers):
+    if "order" in kinds:
         tools.append("lookupOrder")
-    elif _MY_ORDERS.search(text) or (intent == "order_status" and _ORDER_WORDS.search(text)):
-        tools.append("listRecentOrders")  # never on a guessed intent alone: it reads account data
-    if _MY_SUBSCRIPTION.search(text):
+    elif intent == "order_status" and _OWN.search(text):
+        tools.append("listRecentOrders")  # their own orders, not how shipping works
+    if own_subscription:
         tools.append("lookupSubscription")
-    if any(i.startswith("CASE-") for i in identifiers):
+    if "case" in kinds:
         tools.append("lookupCase")
-    return tuple(tools)
+    return tuple(t for t in tools if t in available)
 
 
 # --- the two paths ------------------------------------------------------------------------------
@@ -563,7 +541,9 @@ async def condense_offline(
     if social:
         rewrite = Rewrite(text, None)
     else:
-        rewrite = resolve_followup(text, _earlier_questions(history, prev_standalone))
+        rewrite = resolve_followup(
+            text, _earlier_questions(history, prev_standalone), router.vocabulary
+        )
     standalone = rewrite.text or text
 
     detail = await router.route(standalone)
@@ -571,23 +551,28 @@ async def condense_offline(
     if social:
         intent = "acknowledgment" if looks_like_acknowledgment(text) else "other"
     sentiment = (await router.route(text)).sentiment if rewrite.rule else detail.sentiment
-    human = explicit_human_request(text)
-    if human and intent not in _POLICY_OR_HANDOFF:
-        intent = "human_handoff"
-    if intent in _INFORMATIONAL and _ERROR_CODE.search(text):
+    human = explicit_human_request(text) or intent == "human_handoff"
+    ids = router.vocabulary.ids
+    if intent in _INFORMATIONAL and ids.first(text, "error_code"):
         intent = "troubleshooting"  # a customer quoting an error code is reporting a fault
 
-    identifiers = find_identifiers(text) + [
-        i for i in find_identifiers(standalone) if i not in find_identifiers(text)
-    ]
-    order_id = next((i for i in identifiers if i.startswith("ORD-")), None)
-    case_ref = next((i for i in identifiers if i.startswith("CASE-")), None)
+    identifiers = list(dict.fromkeys(ids.values(text) + ids.values(standalone)))
+    order_id = next((i for i in identifiers if ids.kind_of(i) == "order"), None)
+    case_ref = next((i for i in identifiers if ids.kind_of(i) == "case"), None)
     needs_retrieval = not social and intent != "acknowledgment"
+    tools = tools_for(
+        standalone,
+        intent,
+        identifiers,
+        own_subscription=detail.own_subscription,
+        available=router.tenant.tool_names,
+        ids=ids,
+    )
     return Condensation(
         standalone_question=standalone,
         intent=intent,
         needs_retrieval=needs_retrieval,
-        needs_tools=tools_for(standalone, intent, identifiers) if needs_retrieval else (),
+        needs_tools=tools if needs_retrieval else (),
         sentiment=sentiment,
         mentioned_order_id=order_id,
         explicit_human_request=human,
@@ -599,9 +584,6 @@ async def condense_offline(
 
 
 _INFORMATIONAL: Final = frozenset({"feature_question", "account", "other", "how_to"})
-_POLICY_OR_HANDOFF: Final = frozenset(
-    {"billing_dispute", "cancellation", "refund_request", "data_deletion", "legal", "human_handoff"}
-)
 
 
 def _model_messages(
@@ -642,7 +624,7 @@ async def condense(
     if reason is None:
         parsed = _as_json_object(raw)
         if parsed is not None and "standaloneQuestion" in parsed and "intent" in parsed:
-            return _trust_but_verify(parsed, message, history)
+            return _trust_but_verify(parsed, message, history, router.vocabulary.ids)
         reason = "invalid_json"
     offline = await condense_offline(
         message, history, router=router, prev_standalone=prev_standalone
@@ -661,25 +643,25 @@ def _as_json_object(raw: object) -> dict[str, Any] | None:
 
 
 def _trust_but_verify(
-    raw: dict[str, Any], message: str, history: Sequence[tuple[str, str]]
+    raw: dict[str, Any], message: str, history: Sequence[tuple[str, str]], ids: Identifiers
 ) -> Condensation:
     """Clamp the model's JSON; deterministic signals (IDs, an ask for a person) are OR-ed in."""
-    result = clamp_condensation(raw, original=message)
+    result = clamp_condensation(raw, original=message, ids=ids)
     said = message + "\n" + "\n".join(content for _, content in history)
     clamped = list(result.clamped_fields)
     order_id = result.mentioned_order_id
-    if order_id and order_id not in find_identifiers(said):
+    if order_id and order_id not in ids.values(said):
         order_id = None  # the model may not invent an order reference
         clamped.append("mentioned_order_id")
-    identifiers = find_identifiers(message)
-    order_id = order_id or next((i for i in identifiers if i.startswith("ORD-")), None)
+    identifiers = ids.values(message)
+    order_id = order_id or ids.first(message, "order")
     tools = list(result.needs_tools)
     if order_id and "lookupOrder" not in tools:
         tools.append("lookupOrder")
     if "lookupOrder" in tools and not order_id:
         tools.remove("lookupOrder")  # nothing to look up: the tool needs a reference
         clamped.append("needs_tools")
-    case_ref = next((i for i in identifiers if i.startswith("CASE-")), None)
+    case_ref = ids.first(message, "case")
     if case_ref and "lookupCase" not in tools:
         tools.append("lookupCase")
     if "lookupCase" in tools and not case_ref:
@@ -699,3 +681,72 @@ def _trust_but_verify(
 
 def _replace(c: Condensation, **changes: Any) -> Condensation:
     return dataclasses.replace(c, **changes)
+
+
+# --- follow-ups about account data -------------------------------------------------------------
+
+_ORDER_TOOLS: Final = frozenset({"lookupOrder", "listRecentOrders"})
+FOLLOWUP_MAX_WORDS: Final = 8  # "when will it arrive?", "the kiosks one": short, leaning on context
+
+
+def carry_tools(
+    cond: Condensation,
+    previous: Any,
+    ids: Identifiers,
+    available: frozenset[str] = frozenset(TOOLS),
+) -> Condensation:
+    """A short follow-up about the account data the last turn looked up calls that tool again,
+    for the same entity: "when will it arrive?" after an order → that order; "the kiosks one"
+    after an order list → the list (the caller picks the order by product); "and how many
+    seats?" after the subscription → the subscription. `previous` is the last `TurnTrace`."""
+    if previous is None or cond.needs_tools or not cond.needs_retrieval:
+        return cond
+    if len(cond.standalone_question.split()) > FOLLOWUP_MAX_WORDS and not ids.products(
+        cond.standalone_question
+    ):
+        return cond
+    looked_up = {t.tool: t for t in getattr(previous, "tools", ()) if t.ok}
+    tools: list[str] = []
+    order_id = cond.mentioned_order_id
+    standalone = cond.standalone_question
+    product = bool(ids.products(standalone))
+    if cond.intent == "order_status" or (product and looked_up.keys() & _ORDER_TOOLS):
+        if "lookupOrder" in looked_up and looked_up["lookupOrder"].ref and not product:
+            order_id = looked_up["lookupOrder"].ref
+            tools.append("lookupOrder")
+            if order_id not in standalone:
+                standalone = _attach(standalone, order_id)
+        elif looked_up.keys() & _ORDER_TOOLS:
+            tools.append("listRecentOrders")
+    if "lookupSubscription" in looked_up and cond.intent in ("billing_question", "account"):
+        tools.append("lookupSubscription")
+    tools = [t for t in tools if t in available]
+    if not tools:
+        return cond
+    return _replace(
+        cond,
+        needs_tools=tuple(tools),
+        mentioned_order_id=order_id,
+        standalone_question=standalone,
+        identifiers=tuple(dict.fromkeys([*cond.identifiers, *([order_id] if order_id else [])])),
+    )
+
+
+def order_for_products(
+    orders: Sequence[Any], products: Sequence[str], ids: Identifiers
+) -> str | None:
+    """The one listed order containing the named product(s), else None (none, or a guess)."""
+    if not products:
+        return None
+    wanted = {p.casefold() for p in products}
+    matches = []
+    for order in orders:
+        if not isinstance(order, dict):
+            continue
+        names = set()
+        for item in order.get("items") or []:
+            text = f"{item.get('name') or ''} {item.get('sku') or ''}"
+            names |= {n.casefold() for _, n in ids.products(text)}
+        if wanted & names:
+            matches.append(order.get("orderRef"))
+    return matches[0] if len(matches) == 1 and isinstance(matches[0], str) else None

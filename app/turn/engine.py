@@ -22,12 +22,15 @@ from app.providers import budget
 from app.providers.chat.base import Passage, Usage
 from app.providers.embeddings.memo import one_turn
 from app.safety.pii import mask_text
-from app.store.models import Conversation, Message
+from app.store.models import Conversation, Customer, Message
+from app.tenant import Tenant
 from app.turn import memory, problem
-from app.turn.clamp import without_customer_data
-from app.turn.condense import condense
+from app.turn.clamp import Condensation, without_customer_data
+from app.turn.condense import carry_tools, condense, order_for_products
+from app.turn.entitlement import normalize_locale
 from app.turn.escalate import (
     Decision,
+    Reason,
     build_packet,
     decide,
     handoff_reply,
@@ -36,24 +39,17 @@ from app.turn.escalate import (
     turn_outcome,
 )
 from app.turn.generate import Answer, stream_answer
+from app.turn.identifiers import Identifiers
+from app.turn.language import detect_language
 from app.turn.retrieve import RetrievalResult, retrieve
 from app.turn.tools import SessionTools, ToolResult
+from app.turn.trace import CitationTrace, PassageTrace, ToolTrace, TurnTrace
 from tuning import Tuning
 
 if TYPE_CHECKING:
     from app.services import Services
 
 log = logging.getLogger(__name__)
-
-OFF_TOPIC_REPLY = (
-    "I can help with questions about our products, your account, orders and subscription, "
-    "but that one is outside what I can answer. If it is about your account, tell me a bit more, "
-    "or ask for a person."
-)
-ERROR_REPLY = (
-    "Sorry, something went wrong on our side while answering. Your message is saved; please try "
-    "again in a moment, or ask for a person."
-)
 
 
 class TurnSink:
@@ -138,19 +134,16 @@ async def run_turn(
         raise
     except Exception as exc:
         log.exception("turn failed", extra={"conversationId": conv.id, "seq": seq})
-        reply = await _store_reply(
-            services,
-            conv,
-            ERROR_REPLY,
-            {
-                "error": type(exc).__name__,
-                "confidence": "none",
-                "intent": None,
-                "escalated": False,
-                "latencyMs": {"total": _ms(started)},
-            },
+        locale = reply_locale(masked, services.tenant, None, None)
+        text = services.tenant.text("error", locale)
+        trace = TurnTrace(
+            error=type(exc).__name__,
+            confidence="none",
+            language=locale,
+            latency_ms={"total": _ms(started)},
         )
-        await sink.delta(ERROR_REPLY)
+        reply = await _store_reply(services, conv, text, trace.to_meta())
+        await sink.delta(text)
         return TurnResult(user_msg, reply)
 
 
@@ -162,7 +155,7 @@ async def _answer(
     sink: TurnSink,
     started: float,
 ) -> TurnResult:
-    store, tuning = services.store, services.tuning
+    store, tuning, tenant = services.store, services.tuning, services.tenant
     latency: dict[str, float] = {}
     customer = await store.customers.get(principal.customer_id) if principal.customer_id else None
 
@@ -170,16 +163,13 @@ async def _answer(
     window = (tuning.verbatim_turns + 1) * 4
     prior = [m for m in await store.messages.last(conv.id, window) if m.seq < user_msg.seq]
     history = [(m.role, m.content) for m in prior if m.role in ("user", "assistant", "agent")]
-    prev_standalone = next(
-        (
-            m.meta.get("condensedQuestion")
-            for m in reversed(prior)
-            if m.role == "assistant" and m.meta.get("condensedQuestion")
-        ),
-        None,
-    )
+    previous = _previous_trace(prior)
+    prev_standalone = previous.condensed_question if previous else None
     chat_model, capped = await spend.chat_model_for_turn(
         services.chat_model, services.fallback_model, store, services.tuning
+    )
+    locale = reply_locale(
+        user_msg.content, tenant, previous, customer.locale if customer else principal.locale
     )
 
     # -- condense + classify
@@ -205,35 +195,47 @@ async def _answer(
             router=services.router,
             prev_standalone=prev_standalone,
         )
+    cond = carry_tools(cond, previous, services.router.vocabulary.ids, tenant.tool_names)
     latency["condense"] = _ms(t)
     if services.settings.docs_only:  # ARTICLES_DIR: no orders or subscriptions exist here
         cond = without_customer_data(cond)
 
     # -- retrieve and tools, unless policy sends this straight to a person
     retrieval: RetrievalResult | None = None
-    tools = SessionTools(store, principal.customer_id)
+    retrieval_locale: str | None = None
+    tools = SessionTools(
+        store,
+        principal.customer_id,
+        ids=services.router.vocabulary.ids,
+        phrases=tenant.templates.get(locale),
+    )
     tool_results: list[ToolResult] = []
     if policy_escalates(cond.intent, tuning):
-        decision = Decision(True, "policy")
+        decision = decide(
+            intent=cond.intent,
+            explicit_request=cond.explicit_human_request,
+            sentiment=cond.sentiment,
+            outcome="neutral",
+            failed_turns=conv.failed_turns,
+            tuning=tuning,
+        )
         failed = conv.failed_turns
     else:
         if cond.needs_retrieval:
             t = time.perf_counter()
             with budget.deadline(tuning.retrieve_budget_seconds):
-                retrieval = await retrieve(
+                retrieval, retrieval_locale = await _retrieve_in_language(
+                    services,
                     user_msg.content,
                     cond.standalone_question,
                     customer.plan if customer else None,
                     customer.locale if customer else principal.locale,
-                    backend=services.search,
-                    embedder=services.embedder,
-                    reranker=services.reranker,
-                    tuning=tuning,
+                    locale,
                 )
+            locale = retrieval_locale  # the answer's language is its passages' language
             latency["retrieve"] = _ms(t)
             latency["rerank"] = round(float(retrieval.latency_ms.get("rerank", 0.0)), 1)
-        for name in cond.needs_tools:
-            tool_results.append(await tools.call(name, _tool_args(name, cond)))
+        tool_results = await _run_tools(tools, cond, services.router.vocabulary.ids)
         outcome = turn_outcome(
             needed_answer=cond.needs_retrieval or bool(cond.needs_tools),
             strong_passage=retrieval is not None and retrieval.confidence == "strong",
@@ -254,15 +256,15 @@ async def _answer(
     top = retrieval.top_rerank_score if retrieval else None
     passage_meta = [p.meta() for p in passages]
     tool_meta = [r.trace() for r in tool_results]
+    phrases = tenant.templates.get(locale)
 
     case_ref: str | None = None
     answer: Answer | None = None
     if decision.escalate and decision.reason is not None:
-        subscription = await store.subscriptions.for_customer(customer.id) if customer else None
-        packet = build_packet(
-            conversation=conv,
-            customer=customer,
-            subscription=subscription,
+        case_ref, text = await escalate(
+            services,
+            conv,
+            customer,
             reason=decision.reason,
             intent=cond.intent,
             asked_for=problem.first_unresolved(
@@ -273,13 +275,8 @@ async def _answer(
             sentiment=cond.sentiment,
             failed_turns=failed,
             attempted=_attempted(confidence, top, passage_meta, tool_meta),
-            now=datetime.now(UTC),
-            tuning=tuning,
+            locale=locale,
         )
-        packet = await store.escalations.create(packet)
-        case_ref = packet.case_ref
-        await store.conversations.update(conv.id, {"status": "escalated", "escalated": True})
-        text = handoff_reply(case_ref, decision.reason, customer.plan if customer else None, tuning)
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, case_ref))
         await sink.delta(text)
     elif _off_topic(cond.intent, confidence, tool_results) and not (retrieval and retrieval.errors):
@@ -287,7 +284,7 @@ async def _answer(
         # provider failure is not evidence of that: such a turn gets the "not enough
         # information" reply with the offer of a person instead.)
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
-        text = OFF_TOPIC_REPLY
+        text = tenant.text("off_topic", locale)
         await sink.delta(text)
     else:
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
@@ -308,107 +305,232 @@ async def _answer(
             tuning=tuning,
             tool_runner=tools.call if principal.customer_id else None,
             timeout_seconds=None,  # the turn's remaining budget (see budget.deadline above)
+            locale=locale,
+            phrases=phrases,
         ):
             if isinstance(item, str):
                 await sink.delta(item)
             else:
                 answer = item
         latency["generate"] = _ms(t)
-        text = answer.text if answer else ERROR_REPLY
+        text = answer.text if answer else tenant.text("error", locale)
         await spend.record_spend(store, services.settings, answer)
         if answer is not None and answer.kind == "refused":  # the model declined: a failed turn
             failed = next_failed_turns(conv.failed_turns, "failed")
 
     latency["total"] = _ms(started)
-    meta: dict[str, Any] = {
-        "intent": cond.intent,
-        "sentiment": cond.sentiment,
-        "confidence": confidence,
-        "condensedQuestion": cond.standalone_question,
-        "condensation": cond.to_meta(),
-        "topRerankScore": top,
-        "answerability": retrieval.answerability if retrieval else None,
-        "confidenceReason": retrieval.confidence_reason if retrieval else "no retrieval",
-        "escalated": decision.escalate,
-        "escalationReason": decision.reason,
-        "escalationExplanation": decision.explain(),
-        "caseRef": case_ref,
-        "failedTurns": failed,
-        "passageCount": len(passages),
-        "passages": passage_meta,
-        "tools": tool_meta + ([c.trace() for c in answer.tool_calls] if answer else []),
-        "citations": _citation_meta(
-            services, answer, passages, customer.plan if customer else None
-        ),
-        "invalidCitations": answer.invalid_citations if answer else 0,
-        "model": answer.model if answer else "rules",
-        "offTopic": answer is None and not decision.escalate,
-        "fallbackReason": answer.fallback_reason if answer else None,
-        "stopReason": answer.stop_reason if answer else None,
-        "spendCapReached": capped,
-        "retrievalReason": retrieval.reason if retrieval else None,
-        "retrievalErrors": list(retrieval.errors) if retrieval else [],
-        "latencyMs": latency,
-        "tokens": answer.usage.to_meta() if answer else {"input": 0, "output": 0, "cacheRead": 0},
-    }
-    reply = await _store_reply(services, conv, text, meta)
+    trace = TurnTrace(
+        intent=cond.intent,
+        intent_score=cond.intent_score,
+        sentiment=cond.sentiment,
+        language=locale,
+        confidence=confidence,
+        condensed_question=cond.standalone_question,
+        condensation=cond.to_meta(),
+        top_rerank_score=top,
+        answerability=retrieval.answerability if retrieval else None,
+        confidence_reason=retrieval.confidence_reason if retrieval else "no retrieval",
+        retrieval_locale=retrieval_locale,
+        retrieval_reason=retrieval.reason if retrieval else None,
+        retrieval_errors=list(retrieval.errors) if retrieval else [],
+        escalated=decision.escalate,
+        escalation_reason=decision.reason,
+        escalation_explanation=decision.explain(),
+        case_ref=case_ref,
+        failed_turns=failed,
+        passage_count=len(passages),
+        passages=[PassageTrace.model_validate(p) for p in passage_meta],
+        tools=[ToolTrace.model_validate(t) for t in tool_meta]
+        + [ToolTrace.model_validate(c.trace()) for c in (answer.tool_calls if answer else ())],
+        citations=[
+            CitationTrace.model_validate(c)
+            for c in _citation_meta(services, answer, passages, customer.plan if customer else None)
+        ],
+        invalid_citations=answer.invalid_citations if answer else 0,
+        model=answer.model if answer else "rules",
+        off_topic=answer is None and not decision.escalate,
+        fallback_reason=answer.fallback_reason if answer else None,
+        stop_reason=answer.stop_reason if answer else None,
+        spend_cap_reached=capped,
+        latency_ms=latency,
+        tokens=answer.usage.to_meta() if answer else {"input": 0, "output": 0, "cacheRead": 0},
+    )
+    reply = await _store_reply(services, conv, text, trace.to_meta())
     await _remember(services, conv, user_msg, failed, cond.intent)
     return TurnResult(user_msg, reply, case_ref)
 
 
-async def request_handoff(
-    services: Services, principal: Principal, conv: Conversation
-) -> tuple[str, Message | None]:
-    """The "talk to a person" button: the explicit-request signal, without a customer message."""
+async def escalate(
+    services: Services,
+    conv: Conversation,
+    customer: Customer | None,
+    *,
+    reason: Reason,
+    intent: str | None,
+    asked_for: str,
+    trigger: str | None,
+    sentiment: str | None,
+    failed_turns: int,
+    attempted: dict[str, Any],
+    locale: str | None,
+) -> tuple[str, str]:
+    """Hand the conversation to a person: packet stored, conversation escalated, reply text.
+
+    One path for every signal, typed or the button; returns (case reference, localized reply).
+    """
     store, tuning = services.store, services.tuning
-    existing = await store.escalations.open_for_conversation(conv.id)
-    if existing is not None:
-        return existing.case_ref, None
-    customer = await store.customers.get(principal.customer_id) if principal.customer_id else None
     subscription = await store.subscriptions.for_customer(customer.id) if customer else None
-    prior = await store.messages.last(conv.id, 12)
-    metas = [m.meta for m in prior if m.role == "assistant"]
-    last = metas[-1] if metas else {}
-    customer_said = next((m.content for m in reversed(prior) if m.role == "user"), None)
-    attempted = _attempted(
-        last.get("confidence"),
-        last.get("topRerankScore"),
-        last.get("passages", []),
-        last.get("tools", []),
-    )
     packet = build_packet(
         conversation=conv,
         customer=customer,
         subscription=subscription,
-        reason="explicit",
-        intent=conv.last_intent,
-        asked_for=problem.first_unresolved(problem.turns_from_metas(metas), None)
-        or "(asked for a person)",
-        trigger=customer_said,
-        sentiment=last.get("sentiment"),
-        failed_turns=conv.failed_turns,
+        reason=reason,
+        intent=intent,
+        asked_for=asked_for,
+        trigger=trigger,
+        sentiment=sentiment,
+        failed_turns=failed_turns,
         attempted=attempted,
         now=datetime.now(UTC),
         tuning=tuning,
     )
     packet = await store.escalations.create(packet)
     await store.conversations.update(conv.id, {"status": "escalated", "escalated": True})
-    text = handoff_reply(packet.case_ref, "explicit", customer.plan if customer else None, tuning)
-    reply = await _store_reply(
+    text = handoff_reply(
+        packet.case_ref,
+        reason,
+        customer.plan if customer else None,
+        tuning,
+        services.tenant,
+        locale,
+    )
+    return packet.case_ref, text
+
+
+async def request_handoff(
+    services: Services, principal: Principal, conv: Conversation
+) -> tuple[str, Message | None]:
+    """The "talk to a person" button: the explicit-request signal, without a customer message."""
+    store = services.store
+    existing = await store.escalations.open_for_conversation(conv.id)
+    if existing is not None:
+        return existing.case_ref, None
+    customer = await store.customers.get(principal.customer_id) if principal.customer_id else None
+    prior = await store.messages.last(conv.id, 12)
+    metas = [m.meta for m in prior if m.role == "assistant"]
+    last = _previous_trace(prior) or TurnTrace()
+    customer_said = next((m.content for m in reversed(prior) if m.role == "user"), None)
+    locale = reply_locale(
+        customer_said or "",
+        services.tenant,
+        last,
+        customer.locale if customer else principal.locale,
+    )
+    case_ref, text = await escalate(
         services,
         conv,
-        text,
-        {
-            "intent": "human_handoff",
-            "escalated": True,
-            "escalationReason": "explicit",
-            "caseRef": packet.case_ref,
-            "via": "button",
-            "confidence": None,
-            "citations": [],
-        },
+        customer,
+        reason="explicit",
+        intent=conv.last_intent,
+        asked_for=problem.first_unresolved(problem.turns_from_metas(metas), None)
+        or "(asked for a person)",
+        trigger=customer_said,
+        sentiment=last.sentiment,
+        failed_turns=conv.failed_turns,
+        attempted=_attempted(
+            last.confidence,
+            last.top_rerank_score,
+            [p.model_dump(by_alias=True) for p in last.passages],
+            [t.model_dump(by_alias=True, exclude_none=True) for t in last.tools],
+        ),
+        locale=locale,
     )
-    return packet.case_ref, reply
+    trace = TurnTrace(
+        via="button",
+        intent="human_handoff",
+        language=locale,
+        escalated=True,
+        escalation_reason="explicit",
+        escalation_explanation=Decision(True, "explicit").explain(),
+        case_ref=case_ref,
+        failed_turns=conv.failed_turns,
+    )
+    reply = await _store_reply(services, conv, text, trace.to_meta())
+    return case_ref, reply
+
+
+def reply_locale(
+    message: str, tenant: Tenant, previous: TurnTrace | None, own_locale: str | None
+) -> str:
+    """The language to answer in: the message's own, else the conversation's, else the
+    customer's locale, else the tenant's default (all limited to the tenant's templates)."""
+    detected = detect_language(message, tenant.locales)
+    for candidate in (
+        detected,
+        previous.language if previous else None,
+        normalize_locale(own_locale) if own_locale else None,
+    ):
+        if candidate and candidate in tenant.templates:
+            return candidate
+    return tenant.default_locale
+
+
+async def _retrieve_in_language(
+    services: Services,
+    original: str,
+    condensed: str,
+    plan: str | None,
+    own_locale: str | None,
+    locale: str,
+) -> tuple[RetrievalResult, str]:
+    """Search the articles in the reply language first; when nothing there answers (confidence
+    `none`), the customer's own locale, then the tenant's default. Every search is still one
+    locale, entitlement-filtered inside the index (DESIGN 5.2)."""
+    own = normalize_locale(own_locale) if own_locale else None
+    order = list(dict.fromkeys([locale, own or locale, services.tenant.default_locale]))
+    result: RetrievalResult | None = None
+    used = locale
+    for candidate in order:
+        attempt = await retrieve(
+            original,
+            condensed,
+            plan,
+            candidate,
+            backend=services.search,
+            embedder=services.embedder,
+            reranker=services.reranker,
+            tuning=services.tuning,
+        )
+        if result is None or (result.confidence == "none" and attempt.confidence != "none"):
+            result, used = attempt, candidate
+        if result.confidence != "none":
+            break
+    assert result is not None
+    return result, used
+
+
+async def _run_tools(tools: SessionTools, cond: Condensation, ids: Identifiers) -> list[ToolResult]:
+    """The turn's tool calls; a product named after an order list picks that order ("the
+    kiosks one"), and looks it up."""
+    results: list[ToolResult] = []
+    for name in cond.needs_tools:
+        result = await tools.call(name, _tool_args(name, cond))
+        results.append(result)
+        if name == "listRecentOrders" and result.found and isinstance(result.data, list):
+            ref = order_for_products(
+                result.data, [n for _, n in ids.products(cond.standalone_question)], ids
+            )
+            if ref is not None:
+                results.append(await tools.call("lookupOrder", {"orderRef": ref}))
+    return results
+
+
+def _previous_trace(prior: Sequence[Message]) -> TurnTrace | None:
+    """The last assistant message's trace, when there is one."""
+    for m in reversed(prior):
+        if m.role == "assistant":
+            return TurnTrace.read(m.meta)
+    return None
 
 
 # --------------------------------------------------------------------------- helpers
@@ -527,7 +649,10 @@ async def _remember(
     store, tuning = services.store, services.tuning
     await store.conversations.record_turn(conv.id, failed_turns=failed, last_intent=intent)
     known = {f.key for f in memory.facts_from_docs(conv.facts)}
-    fresh = [f for f in memory.extract_facts(user_msg.content, user_msg.seq) if f.key not in known]
+    ids = services.router.vocabulary.ids
+    fresh = [
+        f for f in memory.extract_facts(user_msg.content, user_msg.seq, ids) if f.key not in known
+    ]
     if fresh:  # appended one document each: what is remembered is never rewritten
         await store.conversations.add_facts(conv, [f.to_doc() for f in fresh])
     if memory.should_summarize(conv.turn_count + 1, tuning):

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from app.store.escalations import new_case_ref
 from app.store.models import Conversation, Customer, Escalation, Subscription
+from app.tenant import Tenant, generic_tenant
 from tuning import Tuning
 
 Reason = Literal["policy", "explicit", "frustration", "failed_turns"]
@@ -64,7 +65,13 @@ def decide(
     failed_turns: int,
     tuning: Tuning,
 ) -> Decision:
-    """Signals in order: policy, explicit request, frustration + failure, failed streak."""
+    """Signals in order: policy, explicit request, frustration + failure, failed streak.
+
+    Asking for a person is the explicit signal whether it was typed ("can I talk to a human?",
+    intent `human_handoff`) or the button: it is not a policy intent's authority boundary.
+    """
+    if intent == "human_handoff":
+        return Decision(True, "explicit")
     if policy_escalates(intent, tuning):
         return Decision(True, "policy")
     if explicit_request:
@@ -141,17 +148,16 @@ def build_packet(
     )
 
 
-def handoff_reply(case_ref: str, reason: Reason, plan: str | None, tuning: Tuning) -> str:
-    """What the customer reads: the case reference and what happens next."""
+def handoff_reply(
+    case_ref: str,
+    reason: Reason,
+    plan: str | None,
+    tuning: Tuning,
+    tenant: Tenant | None = None,
+    locale: str | None = None,
+) -> str:
+    """What the customer reads, in their language: the case reference and what happens next."""
     hours = tuning.sla_hours.get(plan or "free", tuning.sla_hours["free"])
-    lead = {
-        "policy": "This is something a member of our team needs to handle personally.",
-        "explicit": "Of course, I'm bringing in a person.",
-        "frustration": "I'm sorry this has been frustrating. I'm bringing in a person.",
-        "failed_turns": "I haven't been able to find the answer, so I'm bringing in a person.",
-    }[reason]
-    return (
-        f"{lead} Your case reference is {case_ref}. A support specialist will reply here "
-        f"within {hours} hours, with everything you've told me so far, so you won't need to "
-        "repeat yourself. You can keep adding details in the meantime."
-    )
+    tenant = tenant or generic_tenant()
+    lead = tenant.text(f"handoff_{reason}", locale)
+    return f"{lead} {tenant.text('handoff_next', locale, case_ref=case_ref, hours=hours)}"

@@ -50,7 +50,7 @@ from app.providers.chat.base import (
     Usage,
 )
 from app.providers.errors import ProviderError
-from app.text import acknowledgment_reply, no_answer_reply
+from app.text import Phrases, acknowledgment_reply, no_answer_reply, phrase
 from app.turn.citations import CitationStreamFilter, check_citations
 from app.turn.memory import MemoryContext
 from app.turn.prompt import build_request
@@ -122,13 +122,15 @@ def _shortcut(
     confidence: str,
     intent: str,
     start: float,
+    phrases: Phrases | None = None,
 ) -> Answer | None:
     """Rules 1 and 2: replies that need no model."""
     kind: AnswerKind
     if intent == "acknowledgment":
-        text, kind = acknowledgment_reply(original or question, customer_name), "acknowledgment"
+        text = acknowledgment_reply(original or question, customer_name, phrases)
+        kind = "acknowledgment"
     elif confidence == "none" and not any(r.ok and r.found for r in tool_results):
-        text, kind = no_answer_reply(tool_results), "no_answer"
+        text, kind = no_answer_reply(tool_results, phrases), "no_answer"
     else:
         return None
     return Answer(text, kind, (), 0, RULES, None, Usage(), _elapsed_ms(start))
@@ -146,6 +148,8 @@ def _request(
     confidence: str,
     intent: str,
     tool_runner: ToolRunner | None,
+    locale: str = "en",
+    phrases: Phrases | None = None,
 ) -> GenerationRequest:
     request = build_request(
         question=question,
@@ -158,6 +162,8 @@ def _request(
         intent=intent,
         tools=TOOL_SPECS,
         tool_runner=_declared_args_only(tool_runner),
+        locale=locale,
+        phrases=phrases,
     )
     return dataclasses.replace(request, round_timeout_seconds=round_timeout_seconds)
 
@@ -302,6 +308,8 @@ async def generate_answer(
     tuning: Tuning,
     tool_runner: ToolRunner | None = None,
     timeout_seconds: float | None = None,
+    locale: str = "en",
+    phrases: Phrases | None = None,
 ) -> Answer:
     """The answer for one turn (see the module doc for the rules)."""
     start = time.perf_counter()
@@ -314,6 +322,7 @@ async def generate_answer(
         confidence=confidence,
         intent=intent,
         start=start,
+        phrases=phrases,
     )
     if short is not None:
         return short
@@ -328,6 +337,8 @@ async def generate_answer(
         confidence=confidence,
         intent=intent,
         tool_runner=tool_runner,
+        locale=locale,
+        phrases=phrases,
     )
     reason: str | None = None
     reply: GenerationReply | None = None
@@ -349,10 +360,10 @@ async def generate_answer(
             except ProviderError as second:
                 log.error("fallback model failed too: %s", second)
     if reply is None or not reply.text.strip():
-        text = no_answer_reply(tool_results)
+        text = no_answer_reply(tool_results, phrases)
         return Answer(text, "no_answer", (), 0, RULES, reason, Usage(), _elapsed_ms(start))
     check = check_citations(reply.text, len(passages))
-    text = check.text.strip() or no_answer_reply(tool_results)
+    text = check.text.strip() or no_answer_reply(tool_results, phrases)
     return Answer(
         text=text,
         kind="answer",
@@ -407,6 +418,8 @@ async def stream_answer(
     tuning: Tuning,
     tool_runner: ToolRunner | None = None,
     timeout_seconds: float | None = None,
+    locale: str = "en",
+    phrases: Phrases | None = None,
 ) -> AsyncIterator[str | Answer]:
     """`generate_answer` as text deltas (`str`), then the `Answer` as the last item."""
     start = time.perf_counter()
@@ -419,6 +432,7 @@ async def stream_answer(
         confidence=confidence,
         intent=intent,
         start=start,
+        phrases=phrases,
     )
     if short is not None:
         yield short.text
@@ -435,6 +449,8 @@ async def stream_answer(
         confidence=confidence,
         intent=intent,
         tool_runner=tool_runner,
+        locale=locale,
+        phrases=phrases,
     )
     citations = CitationStreamFilter(len(passages))
     raw: list[str] = []
@@ -477,7 +493,7 @@ async def stream_answer(
         reply = None
         if dropped := citations.drop_partial():  # "… the signature [1" ends without "[1"
             raw[:] = ["".join(raw)[: -len(dropped)]]
-        if interrupted and (out := feed(INTERRUPTED)):
+        if interrupted and (out := feed(phrase(phrases, "interrupted", INTERRUPTED))):
             yield out
         if fallback_model is not chat_model:
             try:
@@ -492,7 +508,7 @@ async def stream_answer(
             except ProviderError as second:
                 log.error("fallback model failed too: %s", second)
                 reply = None
-        if reply is None and (out := feed(no_answer_reply(tool_results))):
+        if reply is None and (out := feed(no_answer_reply(tool_results, phrases))):
             yield out
     if out := citations.flush():
         shown.append(out)

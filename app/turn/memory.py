@@ -27,6 +27,7 @@ from app.providers import budget
 from app.providers.chat.base import ChatMessage, ChatModel, GenerationRequest, Usage
 from app.providers.errors import ProviderError
 from app.text import neutralize
+from app.turn.identifiers import Identifiers, generic_identifiers
 from tuning import TUNING, Tuning
 
 log = logging.getLogger(__name__)
@@ -80,10 +81,6 @@ _WITHOUT_OBJECT = (
 )
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("order", re.compile(r"(?<![A-Za-z0-9])ORD-\d{3,6}(?!\d)", re.IGNORECASE)),
-    ("case", re.compile(r"(?<![A-Za-z0-9])CASE-[A-Z0-9]{6}(?![A-Za-z0-9])", re.IGNORECASE)),
-    ("error_code", re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]{1,11}_\d{3,4}(?![A-Za-z0-9_])")),
-    ("sku", re.compile(r"(?<![A-Za-z0-9])HL-[A-Z]{2}\d{1,3}(?![A-Za-z0-9])", re.IGNORECASE)),
     (
         "plan",
         re.compile(
@@ -92,12 +89,6 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("plan", re.compile(r"\b(?:on|to|from|the|our|my|with)\s+(Pro|Enterprise)\b")),
-    (
-        "product",
-        re.compile(r"\b(room\s+panel|desk\s+tag|visitor\s+kiosk)s?\b", re.IGNORECASE),
-    ),
-    ("product", re.compile(r"\bharborline\s+(workspace)\b", re.IGNORECASE)),
-    ("product", re.compile(r"(?<!Google )(?<!Harborline )\b(Workspace)\b")),
     (
         "constraint",
         re.compile(rf"\b(?:before|by|until|no\s+later\s+than)\s+(?:{_WHEN})\b", re.IGNORECASE),
@@ -113,12 +104,6 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 _SPACES = re.compile(r"\s+")
-_PRODUCT_NAMES = {
-    "room panel": "Room Panel",
-    "desk tag": "Desk Tag",
-    "visitor kiosk": "Visitor Kiosk",
-    "workspace": "Workspace",
-}
 IDENTIFIER_KINDS = frozenset({"order", "case", "error_code", "sku"})
 
 
@@ -151,18 +136,20 @@ class Fact:
 
 def _normalise(kind: str, raw: str) -> str:
     value = _SPACES.sub(" ", raw.strip())
-    if kind in ("order", "case", "sku"):
-        return value.upper()
     if kind == "plan":
         return value.lower()
-    if kind == "product":
-        return _PRODUCT_NAMES.get(value.lower(), value)
     return value
 
 
-def extract_facts(text: str, seq: int) -> list[Fact]:
-    """Identifiers and stated constraints in `text`, verbatim, in order, deduplicated."""
-    found: list[tuple[int, Fact]] = []
+def extract_facts(text: str, seq: int, ids: Identifiers | None = None) -> list[Fact]:
+    """Identifiers, products and stated constraints in `text`, verbatim, in order, deduplicated.
+
+    Identifier formats and product names come from the tenant (`ids`); the generic profile's
+    when none is given.
+    """
+    ids = ids or generic_identifiers()
+    found: list[tuple[int, Fact]] = [(i.start, Fact(i.kind, i.value, seq)) for i in ids.find(text)]
+    found += [(pos, Fact("product", name, seq)) for pos, name in ids.products(text)]
     for kind, pattern in _PATTERNS:
         for m in pattern.finditer(text):
             raw = m.group(1) if pattern.groups else m.group(0)

@@ -38,9 +38,9 @@ if TYPE_CHECKING:
     from app.turn.memory import MemoryContext
 
 SYSTEM_PROMPT = """\
-You are the customer-support assistant for a workplace software company (room and desk booking, \
-visitor check-in, and the Room Panel, Desk Tag and Visitor Kiosk devices). You answer customers \
-in a chat widget on the company's website.
+You are the customer-support assistant of a company that sells software and devices. You answer \
+customers in a chat widget on the company's website, in the reply language that <turn_info> \
+names (the language the customer wrote in), never mixing languages in one reply.
 
 How the conversation reaches you:
 - The user message holds data between tags: <conversation_context> (a summary of earlier turns, \
@@ -123,6 +123,7 @@ def build_prompt(
     customer_name: str | None = None,
     confidence: str = "strong",
     intent: str = "other",
+    locale: str = "en",
 ) -> Prompt:
     """The prompt for one answer. `original` is the customer's own words; `question` condensed."""
     sections: list[str] = []
@@ -139,7 +140,11 @@ def build_prompt(
     if tool_results:
         body = "\n".join(render_tool_result(r) for r in tool_results)
         sections.append(f"<tool_results>\n{body}\n</tool_results>")
-    info = [f"retrieval confidence: {_attr(confidence)}", f"intent: {_attr(intent)}"]
+    info = [
+        f"retrieval confidence: {_attr(confidence)}",
+        f"intent: {_attr(intent)}",
+        f"reply language: {_attr(locale)}",
+    ]
     name = first_name(customer_name)
     info.append(f"customer first name: {_attr(name)}" if name else "customer is not signed in")
     sections.append("<turn_info>\n" + "\n".join(info) + "\n</turn_info>")
@@ -166,6 +171,8 @@ def build_request(
     intent: str = "other",
     tools: Sequence[Mapping[str, Any]] = (),
     tool_runner: ToolRunner | None = None,
+    locale: str = "en",
+    phrases: Mapping[str, str] | None = None,
 ) -> GenerationRequest:
     """The rendered prompt plus the ingredients the offline provider reads directly."""
     prompt = build_prompt(
@@ -177,6 +184,7 @@ def build_request(
         customer_name=customer_name,
         confidence=confidence,
         intent=intent,
+        locale=locale,
     )
     return GenerationRequest(
         system=prompt.system,
@@ -190,4 +198,6 @@ def build_request(
         confidence=confidence,
         tools=tuple(tools) if tool_runner is not None else (),
         tool_runner=tool_runner,
+        locale=locale,
+        phrases=phrases,
     )

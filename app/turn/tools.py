@@ -8,15 +8,13 @@ to widen the query.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.store import Store
 from app.store.models import Order
-
-ORDER_REF = re.compile(r"^ORD-\d{3,6}$")
-CASE_REF = re.compile(r"^CASE-[A-Z0-9]{6}$")
+from app.text import Phrases, phrase
+from app.turn.identifiers import Identifiers, generic_identifiers
 
 TOOL_SPECS: list[dict[str, Any]] = [
     {
@@ -77,9 +75,13 @@ class ToolResult:
     found: bool  # it found something for this customer
     data: dict[str, Any] | list[dict[str, Any]] | None = None
     message: str = ""  # what to tell the customer when not found / not ok
+    ref: str | None = None  # the order / case reference looked up
 
     def trace(self) -> dict[str, Any]:
-        return {"tool": self.tool, "ok": self.ok, "found": self.found}
+        out: dict[str, Any] = {"tool": self.tool, "ok": self.ok, "found": self.found}
+        if self.ref:
+            out["ref"] = self.ref
+        return out
 
 
 def _order_view(o: Order) -> dict[str, Any]:
@@ -101,6 +103,11 @@ class SessionTools:
 
     store: Store
     customer_id: str | None
+    ids: Identifiers = field(default_factory=generic_identifiers)
+    phrases: Phrases | None = None  # the reply language's templates (tenant data)
+
+    def _say(self, key: str, default: str, **values: Any) -> str:
+        return phrase(self.phrases, key, default, **values)
 
     async def call(self, name: str, args: dict[str, Any] | None = None) -> ToolResult:
         args = dict(args or {})
@@ -111,20 +118,24 @@ class SessionTools:
                 name,
                 ok=True,
                 found=False,
-                message="Please sign in so I can look at your account.",
+                message=self._say("sign_in", "Please sign in so I can look at your account."),
             )
         else:
             result = await getattr(self, f"_{name}")(self.customer_id, args)
         return result
 
     async def _lookupOrder(self, cid: str, args: dict[str, Any]) -> ToolResult:
-        ref = str(args.get("orderRef", "")).strip().upper()
-        if not ORDER_REF.match(ref):
+        ref = self.ids.normalise("order", args.get("orderRef")) or ""
+        if not ref:
             return ToolResult(
                 "lookupOrder",
                 ok=False,
                 found=False,
-                message="That doesn't look like an order reference (ORD-1234).",
+                message=self._say(
+                    "bad_order_ref",
+                    "That doesn't look like an order reference ({example}).",
+                    example=self.ids.example("order"),
+                ),
             )
         order = await self.store.orders.get(cid, ref)
         if order is None:
@@ -132,9 +143,12 @@ class SessionTools:
                 "lookupOrder",
                 ok=True,
                 found=False,
-                message=f"I don't see an order {ref} on your account.",
+                message=self._say(
+                    "order_not_found", "I don't see an order {ref} on your account.", ref=ref
+                ),
+                ref=ref,
             )
-        return ToolResult("lookupOrder", ok=True, found=True, data=_order_view(order))
+        return ToolResult("lookupOrder", ok=True, found=True, data=_order_view(order), ref=ref)
 
     async def _listRecentOrders(self, cid: str, args: dict[str, Any]) -> ToolResult:
         try:
@@ -147,7 +161,7 @@ class SessionTools:
                 "listRecentOrders",
                 ok=True,
                 found=False,
-                message="I don't see any orders on your account.",
+                message=self._say("no_orders", "I don't see any orders on your account."),
             )
         return ToolResult(
             "listRecentOrders", ok=True, found=True, data=[_order_view(o) for o in orders]
@@ -160,7 +174,7 @@ class SessionTools:
                 "lookupSubscription",
                 ok=True,
                 found=False,
-                message="I don't see a subscription on your account.",
+                message=self._say("no_subscription", "I don't see a subscription on your account."),
             )
         data = {
             "plan": sub.plan,
@@ -172,13 +186,17 @@ class SessionTools:
         return ToolResult("lookupSubscription", ok=True, found=True, data=data)
 
     async def _lookupCase(self, cid: str, args: dict[str, Any]) -> ToolResult:
-        ref = str(args.get("caseRef", "")).strip().upper()
-        if not CASE_REF.match(ref):
+        ref = self.ids.normalise("case", args.get("caseRef")) or ""
+        if not ref:
             return ToolResult(
                 "lookupCase",
                 ok=False,
                 found=False,
-                message="That doesn't look like a case reference (CASE-XXXXXX).",
+                message=self._say(
+                    "bad_case_ref",
+                    "That doesn't look like a case reference ({example}).",
+                    example=self.ids.example("case"),
+                ),
             )
         case = await self.store.escalations.get_for_customer(ref, cid)
         if case is None:
@@ -186,7 +204,10 @@ class SessionTools:
                 "lookupCase",
                 ok=True,
                 found=False,
-                message=f"I don't see a case {ref} on your account.",
+                message=self._say(
+                    "case_not_found", "I don't see a case {ref} on your account.", ref=ref
+                ),
+                ref=ref,
             )
         data = {
             "caseRef": case.case_ref,
@@ -195,4 +216,4 @@ class SessionTools:
             "slaDueAt": case.sla_due_at.isoformat(timespec="minutes"),
             "reason": case.reason,
         }
-        return ToolResult("lookupCase", ok=True, found=True, data=data)
+        return ToolResult("lookupCase", ok=True, found=True, data=data, ref=ref)

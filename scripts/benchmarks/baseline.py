@@ -38,6 +38,7 @@ from app.seed import seed_store
 from app.settings import Settings
 from app.store import open_store
 from app.store.indexes import ensure_regular_indexes
+from app.tenant import load_tenant
 from app.turn.condense import condense
 from app.turn.entitlement import filter_for_customer
 from app.turn.retrieve import retrieve
@@ -120,7 +121,7 @@ async def run(
             await seed_store(store, embedder, settings.seed_dir, tuning=tuning)
             search = await LocalSearch.build(store, tuning)
         reranker = OfflineReranker(embedder)
-        router = Router(embedder)
+        router = Router(embedder, tenant=load_tenant(settings.tenant_file or settings.seed_dir))
         await router.warm()
         progress(f"seeded and indexed in {seeding.seconds:.1f}s; {repeats} timed passes")
 

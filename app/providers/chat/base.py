@@ -140,6 +140,10 @@ class GenerationRequest:
     tool_runner: ToolRunner | None = None
     max_tool_rounds: int = MAX_TOOL_ROUNDS
     max_tokens: int = 700
+    # the reply language and its phrase table (tenant templates: "sign_in", "order_status", ...);
+    # an empty table means the built-in English wording
+    locale: str = "en"
+    phrases: Mapping[str, str] | None = None
     # each model call (tool round) gets at most this long, inside the caller's deadline
     round_timeout_seconds: float | None = None
 

@@ -38,7 +38,7 @@ from app.providers.errors import ProviderError
 from app.safety.screen import without_instructions
 from app.search.answer_types import asked_types, named_terms, shows_type
 from app.search.text import content_terms, term_set
-from app.text import WEAK_HEDGE, acknowledgment_reply, no_answer_reply
+from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply, phrase
 
 MAX_SENTENCES = 3
 MAX_STEPS = 6  # a procedure is quoted whole up to this many steps: half a procedure misleads
@@ -113,8 +113,11 @@ def _text(value: Any) -> str | None:
     return text or None
 
 
-def _status(value: Any) -> str:
-    return (_text(value) or "in an unknown state").replace("_", " ")
+def _status(value: Any, p: Phrases | None = None) -> str:
+    text = _text(value)
+    if text is None:
+        return phrase(p, "status_unknown", "in an unknown state")
+    return phrase(p, f"status_{text}", text.replace("_", " "))
 
 
 def _items(items: Any) -> str | None:
@@ -134,83 +137,103 @@ def _items(items: Any) -> str | None:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def _order_sentences(order: Mapping[str, Any]) -> list[str]:
-    ref = _text(order.get("orderRef")) or "Your order"
+def _order_sentences(order: Mapping[str, Any], p: Phrases | None = None) -> list[str]:
+    ref = _text(order.get("orderRef")) or phrase(p, "your_order", "Your order")
     placed = _text(order.get("placedAt"))
-    when = f" (placed {placed})." if placed else "."
-    out = [f"Order {ref} is {_status(order.get('status'))}{when}"]
+    when = phrase(p, "order_placed", " (placed {date})", date=placed) if placed else ""
+    status = _status(order.get("status"), p)
+    out = [phrase(p, "order_status", "Order {ref} is {status}{placed}.", ref=ref, status=status,
+                  placed=when)]  # fmt: skip
     shipped, carrier, tracking = (
         _text(order.get("shippedAt")),
         _text(order.get("carrier")),
         _text(order.get("tracking")),
     )
     if shipped or carrier or tracking:
-        s = f"It shipped on {shipped}" if shipped else "It is with the carrier"
+        s = (
+            phrase(p, "order_shipped", "It shipped on {date}", date=shipped)
+            if shipped
+            else phrase(p, "order_with_carrier", "It is with the carrier")
+        )
         if carrier:
-            s += f" with {carrier}"
+            s += phrase(p, "order_carrier", " with {carrier}", carrier=carrier)
         if tracking:
-            s += f", tracking number {tracking}"
+            s += phrase(p, "order_tracking", ", tracking number {tracking}", tracking=tracking)
         out.append(s + ".")
     items = _items(order.get("items"))
     if items:
-        out.append(f"It contains {items}.")
+        out.append(phrase(p, "order_items", "It contains {items}.", items=items))
     return out
 
 
-def _orders_sentence(orders: Sequence[Any]) -> str:
+def _orders_sentence(orders: Sequence[Any], p: Phrases | None = None) -> str:
     parts: list[str] = []
     for order in orders:
         if not isinstance(order, Mapping):
             continue
-        ref = _text(order.get("orderRef")) or "an order"
+        ref = _text(order.get("orderRef")) or phrase(p, "an_order", "an order")
         placed = _text(order.get("placedAt"))
-        when = f", placed {placed}" if placed else ""
-        parts.append(f"{ref}: {_status(order.get('status'))}{when}")
+        when = phrase(p, "orders_item_placed", ", placed {date}", date=placed) if placed else ""
+        status = _status(order.get("status"), p)
+        parts.append(phrase(p, "orders_item", "{ref}: {status}{placed}", ref=ref, status=status,
+                            placed=when))  # fmt: skip
     if not parts:
-        return "I couldn't read your orders just now."
-    return "Your most recent orders are " + "; ".join(parts) + "."
+        return phrase(p, "orders_unreadable", "I couldn't read your orders just now.")
+    return phrase(
+        p, "orders_intro", "Your most recent orders are {orders}.", orders="; ".join(parts)
+    )
 
 
-def _subscription_sentence(sub: Mapping[str, Any]) -> str:
-    plan = (_text(sub.get("plan")) or "unknown").title()
-    status = _status(sub.get("status"))
+def _subscription_sentence(sub: Mapping[str, Any], p: Phrases | None = None) -> str:
+    plan = (_text(sub.get("plan")) or phrase(p, "unknown", "unknown")).title()
+    status = _status(sub.get("status"), p)
     seats = sub.get("seats")
-    s = f"You're on the {plan} plan ({status})"
+    s = phrase(p, "subscription", "You're on the {plan} plan ({status})", plan=plan, status=status)
     if isinstance(seats, int):
-        s += f" with {seats} seat" + ("" if seats == 1 else "s")
+        if seats == 1:
+            s += phrase(p, "subscription_seat", " with 1 seat")
+        else:
+            s += phrase(p, "subscription_seats", " with {seats} seats", seats=seats)
     renews, price = _text(sub.get("renewsAt")), _text(sub.get("price"))
     if renews:
-        s += f"; it renews on {renews}" + (f" at {price}" if price else "")
+        s += phrase(p, "subscription_renews", "; it renews on {date}", date=renews)
+        if price:
+            s += phrase(p, "subscription_price", " at {price}", price=price)
     elif price:
-        s += f", priced at {price}"
+        s += phrase(p, "subscription_priced", ", priced at {price}", price=price)
     return s + "."
 
 
-def _case_sentence(case: Mapping[str, Any]) -> str:
-    ref = _text(case.get("caseRef")) or "Your case"
-    s = f"Case {ref} is {_status(case.get('status'))}"
+def _case_sentence(case: Mapping[str, Any], p: Phrases | None = None) -> str:
+    ref = _text(case.get("caseRef")) or phrase(p, "your_case", "Your case")
+    s = phrase(
+        p, "case_status", "Case {ref} is {status}", ref=ref, status=_status(case.get("status"), p)
+    )
     opened, due = _text(case.get("openedAt")), _text(case.get("slaDueAt"))
+    _at = phrase(p, "time_separator", " at ")
     if opened:
-        s += f"; it was opened {opened.replace('T', ' at ')}"
+        s += phrase(p, "case_opened", "; it was opened {date}", date=opened.replace("T", _at))
     if due and case.get("status") != "resolved":
-        s += f" and a first response is due by {due.replace('T', ' at ')}"
+        s += phrase(p, "case_due", " and a first response is due by {date}",
+                    date=due.replace("T", _at))  # fmt: skip
     return s + "."
 
 
-def tool_sentences(result: ToolOutcome) -> list[str]:
+def tool_sentences(result: ToolOutcome, phrases: Phrases | None = None) -> list[str]:
     """What a tool result says, as short factual sentences (nothing added, nothing guessed)."""
     if not result.ok or not result.found:
-        return [result.message.strip() or "I couldn't look that up just now."]
+        return [result.message.strip() or phrase(phrases, "lookup_failed",
+                                                 "I couldn't look that up just now.")]  # fmt: skip
     data = result.data
     if result.tool == "lookupOrder" and isinstance(data, Mapping):
-        return _order_sentences(data)
+        return _order_sentences(data, phrases)
     if result.tool == "listRecentOrders" and isinstance(data, list):
-        return [_orders_sentence(data)]
+        return [_orders_sentence(data, phrases)]
     if result.tool == "lookupSubscription" and isinstance(data, Mapping):
-        return [_subscription_sentence(data)]
+        return [_subscription_sentence(data, phrases)]
     if result.tool == "lookupCase" and isinstance(data, Mapping):
-        return [_case_sentence(data)]
-    return ["I looked that up but couldn't read the result."]
+        return [_case_sentence(data, phrases)]
+    return [phrase(phrases, "lookup_unreadable", "I looked that up but couldn't read the result.")]
 
 
 # --------------------------------------------------------------------------- passages
@@ -502,21 +525,25 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
 
 def offline_answer(request: GenerationRequest) -> str:
     """The whole offline answer for a request (pure)."""
+    ph = request.phrases
     if request.intent == "acknowledgment":
-        return acknowledgment_reply(request.original or request.question, request.customer_name)
-    facts = [s for r in request.tool_results for s in tool_sentences(r)]
+        return acknowledgment_reply(request.original or request.question, request.customer_name, ph)
+    facts = [s for r in request.tool_results for s in tool_sentences(r, ph)]
     found = any(r.ok and r.found for r in request.tool_results)
     question = f"{request.original} {request.question}".strip()
     extract = ""
     if request.passages and request.confidence != "none" and not found:
         extract = extract_answer(question, request.passages)
     if not found and not extract:
-        return no_answer_reply(request.tool_results)  # what the lookups said, and a person
+        return no_answer_reply(request.tool_results, ph)  # what the lookups said, and a person
     text = " ".join(p for p in (" ".join(facts), extract) if p)
     if extract:
         missing = missing_names(request.question or request.original, request.passages)
         if missing:  # say what is not covered rather than let the extract pass for an answer
-            text += f" The articles I found don't mention {_join(missing)}."
+            text += " " + phrase(
+                ph, "missing_names", "The articles I found don't mention {names}.",
+                names=_join(missing, phrase(ph, "or", " or ")),
+            )  # fmt: skip
     if extract and request.confidence == "weak":
         numbers = [int(n) for n in re.findall(r"\[(\d+)\]", extract)]
         cited = list(
@@ -527,8 +554,11 @@ def offline_answer(request: GenerationRequest) -> str:
             )
         )
         if cited:
-            text = f"This is what I found in {_join([f'“{t}”' for t in cited])}: {text}"
-        text += f" {WEAK_HEDGE}"
+            text = phrase(
+                ph, "found_in", "This is what I found in {titles}: {text}",
+                titles=_join([f"“{t}”" for t in cited], phrase(ph, "or", " or ")), text=text,
+            )  # fmt: skip
+        text += " " + phrase(ph, "weak_hedge", WEAK_HEDGE)
     return text
 
 
@@ -548,8 +578,8 @@ def missing_names(question: str, passages: Sequence[PassageLike]) -> list[str]:
     return out
 
 
-def _join(items: Sequence[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+def _join(items: Sequence[str], conjunction: str = " or ") -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + conjunction + items[-1]
 
 
 class OfflineChatModel:

@@ -48,7 +48,7 @@ def _build(settings: Settings, tuning: Tuning) -> Embedder:
             dimensions=settings.voyage_embedding_dimensions,
         )
     if settings.embedder == "fake":
-        return FakeEmbedder()
+        return FakeEmbedder(dimensions=settings.embedding_dimensions)
     from app.providers.embeddings.local_minilm import MiniLMEmbedder
 
     return MiniLMEmbedder(

@@ -187,6 +187,8 @@
     row('Condensed', h('span', { 'data-field': 'condensed' }, m.condensedQuestion || '—'));
     row('Intent', h('span', { class: 'chip', 'data-field': 'intent' }, m.intent || '—'));
     row('Sentiment', h('span', { 'data-field': 'sentiment' }, m.sentiment || '—'));
+    if (m.language) row('Language', h('span', { 'data-field': 'language' }, m.retrievalLocale && m.retrievalLocale !== m.language ? `${m.language} (searched ${m.retrievalLocale})` : m.language));
+    if (m.via === 'button') row('Via', h('span', { 'data-field': 'via' }, 'talk-to-a-person button'));
     row('Confidence', [band(m.confidence), typeof m.topRerankScore === 'number' ? `  top rerank ${fmt(m.topRerankScore)}` : '']);
     if (m.escalated) {
       row('Escalated', h('span', { class: 'esc', 'data-field': 'escalation' }, `${m.escalationReason || 'yes'}${m.caseRef ? ' · ' + m.caseRef : ''}`));
@@ -204,7 +206,7 @@
         ? h(
             'ul',
             { class: 'tools', 'data-field': 'tools' },
-            tools.map((t) => h('li', null, h('strong', null, t.tool), ' ', h('span', { class: t.ok ? 'ok' : 'bad' }, t.ok ? 'ok' : 'failed'), ' · ', t.found ? 'found' : 'not found'))
+            tools.map((t) => h('li', null, h('strong', null, t.tool), t.ref ? ` ${t.ref}` : '', ' ', h('span', { class: t.ok ? 'ok' : 'bad' }, t.ok ? 'ok' : 'failed'), ' · ', t.found ? 'found' : 'not found'))
           )
         : h('p', { 'data-field': 'tools' }, message ? 'none called' : '…')
     );

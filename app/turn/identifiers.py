@@ -1,0 +1,138 @@
+"""Order references, case references, error codes and SKUs: one recogniser for every stage.
+
+Condense, clamp, memory, tools and the router all ask this module, so "ORD 1042", "ord-1042"
+and "ORD#1042" are the same order everywhere, and an error code is both remembered and treated
+as an identifier. The formats are tenant data (`identifiers:` in the tenant file); this module
+only applies them. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from app.tenant import IDENTIFIER_KINDS, IdentifierKind, Tenant, generic_tenant
+
+
+@dataclass(frozen=True, slots=True)
+class Identifier:
+    kind: IdentifierKind
+    value: str  # normalised: ORD-1042, CASE-AB12CD, AUTH_302, the product table's SKU spelling
+    start: int
+    end: int
+
+
+class Identifiers:
+    """The tenant's identifier formats, compiled once."""
+
+    def __init__(self, tenant: Tenant) -> None:
+        self._formats = {
+            k: tenant.identifiers[k] for k in IDENTIFIER_KINDS if k in tenant.identifiers
+        }
+        self._skus = {p.sku.casefold(): p.sku for p in tenant.products if p.sku}
+        names = {a.casefold(): p.name for p in tenant.products for a in (p.name, *p.aliases)}
+        self._product_names = names
+        self._products = (
+            re.compile(
+                r"(?<![\w-])("
+                + "|".join(re.escape(a) for a in sorted(names, key=len, reverse=True))
+                + r")s?(?![\w-])",
+                re.IGNORECASE,
+            )
+            if names
+            else None
+        )
+
+    def products(self, text: str) -> list[tuple[int, str]]:
+        """(position, canonical product name) for each product the text names."""
+        if self._products is None:
+            return []
+        return [
+            (m.start(), self._product_names[m.group(1).casefold()])
+            for m in self._products.finditer(text)
+        ]
+
+    @property
+    def kinds(self) -> tuple[IdentifierKind, ...]:
+        return tuple(self._formats)
+
+    def example(self, kind: IdentifierKind) -> str:
+        fmt = self._formats.get(kind)
+        return (fmt.example if fmt and fmt.example else "") or kind
+
+    def find(self, text: str) -> list[Identifier]:
+        """Every identifier in `text`, in order of appearance; overlaps go to the earlier kind."""
+        found: list[Identifier] = []
+        for kind, fmt in self._formats.items():
+            for m in fmt.regex.finditer(text):
+                if any(m.start() < f.end and f.start < m.end() for f in found):
+                    continue
+                found.append(Identifier(kind, self._canonical(kind, fmt.normalise(m)), *m.span()))
+        return sorted(found, key=lambda i: i.start)
+
+    def values(self, text: str) -> list[str]:
+        """Normalised identifiers, deduplicated, in order of appearance."""
+        return list(dict.fromkeys(i.value for i in self.find(text)))
+
+    def first(self, text: str, kind: IdentifierKind) -> str | None:
+        return next((i.value for i in self.find(text) if i.kind == kind), None)
+
+    def all_of(self, text: str, kind: IdentifierKind) -> list[str]:
+        return list(dict.fromkeys(i.value for i in self.find(text) if i.kind == kind))
+
+    def normalise(self, kind: IdentifierKind, raw: object) -> str | None:
+        """`raw` when it is exactly one identifier of `kind` (normalised), else None."""
+        if not isinstance(raw, str):
+            return None
+        found = [i for i in self.find(raw.strip()) if i.kind == kind]
+        values = {i.value for i in found}
+        return values.pop() if len(values) == 1 else None
+
+    def kind_of(self, term: str) -> IdentifierKind | None:
+        """The kind of `term` when the whole term is one identifier."""
+        term = term.strip()
+        found = self.find(term)
+        if len(found) == 1 and found[0].start == 0 and found[0].end == len(term):
+            return found[0].kind
+        return None
+
+    def _canonical(self, kind: IdentifierKind, value: str) -> str:
+        if kind == "sku":
+            return self._skus.get(value.casefold(), value.upper())
+        return value
+
+
+_GENERIC: Identifiers | None = None
+
+
+def generic_identifiers() -> Identifiers:
+    """The generic profile's formats, for callers without a tenant of their own."""
+    global _GENERIC
+    if _GENERIC is None:
+        _GENERIC = Identifiers(generic_tenant())
+    return _GENERIC
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """What the follow-up resolver may swap one for another: identifiers, plans, platforms."""
+
+    ids: Identifiers
+    plans: tuple[str, ...]
+    platforms: tuple[str, ...]
+
+    @classmethod
+    def of(cls, tenant: Tenant) -> Vocabulary:
+        return cls(Identifiers(tenant), tenant.plans, tenant.platforms)
+
+
+_GENERIC_VOCABULARY: Vocabulary | None = None
+
+
+def generic_vocabulary() -> Vocabulary:
+    global _GENERIC_VOCABULARY
+    if _GENERIC_VOCABULARY is None:
+        _GENERIC_VOCABULARY = Vocabulary(
+            generic_identifiers(), generic_tenant().plans, generic_tenant().platforms
+        )
+    return _GENERIC_VOCABULARY

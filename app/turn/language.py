@@ -1,0 +1,243 @@
+"""Which language a customer wrote in (en, de, fr), from function words and letters. Pure.
+
+Support messages are short, so this counts the small closed-class words every sentence needs
+(articles, pronouns, question words, auxiliaries) plus the letters only one language uses;
+it answers None when the text gives too little evidence (an order reference, "ok", a SKU),
+and the caller keeps the customer's own locale. Adding a language is adding a word list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Final
+
+_FUNCTION_WORDS: Final[dict[str, frozenset[str]]] = {
+    "en": frozenset(
+        [
+            "the",
+            "a",
+            "an",
+            "and",
+            "or",
+            "is",
+            "are",
+            "was",
+            "were",
+            "be",
+            "been",
+            "do",
+            "does",
+            "did",
+            "can",
+            "could",
+            "will",
+            "would",
+            "should",
+            "my",
+            "our",
+            "your",
+            "i",
+            "we",
+            "you",
+            "it",
+            "this",
+            "that",
+            "these",
+            "those",
+            "what",
+            "where",
+            "when",
+            "why",
+            "how",
+            "which",
+            "who",
+            "with",
+            "for",
+            "of",
+            "to",
+            "in",
+            "on",
+            "at",
+            "from",
+            "not",
+            "no",
+            "please",
+            "thanks",
+            "there",
+            "have",
+            "has",
+            "had",
+            "me",
+            "us",
+            "am",
+            "get",
+        ]
+    ),
+    "de": frozenset(
+        [
+            "der",
+            "die",
+            "das",
+            "den",
+            "dem",
+            "des",
+            "ein",
+            "eine",
+            "einen",
+            "einem",
+            "einer",
+            "und",
+            "oder",
+            "ist",
+            "sind",
+            "war",
+            "waren",
+            "wird",
+            "werden",
+            "bin",
+            "hat",
+            "habe",
+            "haben",
+            "kann",
+            "können",
+            "wie",
+            "wo",
+            "was",
+            "wann",
+            "warum",
+            "welche",
+            "welcher",
+            "welches",
+            "mein",
+            "meine",
+            "meinen",
+            "meiner",
+            "unser",
+            "unsere",
+            "ich",
+            "wir",
+            "sie",
+            "es",
+            "nicht",
+            "kein",
+            "keine",
+            "bitte",
+            "danke",
+            "mit",
+            "für",
+            "von",
+            "zu",
+            "im",
+            "auf",
+            "bei",
+            "noch",
+            "schon",
+            "auch",
+            "aber",
+            "wenn",
+            "dass",
+            "gibt",
+            "man",
+            "mir",
+            "uns",
+        ]
+    ),
+    "fr": frozenset(
+        [
+            "le",
+            "la",
+            "les",
+            "l",
+            "un",
+            "une",
+            "des",
+            "du",
+            "de",
+            "et",
+            "ou",
+            "est",
+            "sont",
+            "était",
+            "être",
+            "a",
+            "ai",
+            "avons",
+            "ont",
+            "peut",
+            "pouvez",
+            "comment",
+            "où",
+            "quand",
+            "pourquoi",
+            "quel",
+            "quelle",
+            "quels",
+            "quelles",
+            "qui",
+            "que",
+            "quoi",
+            "mon",
+            "ma",
+            "mes",
+            "notre",
+            "nos",
+            "votre",
+            "vos",
+            "je",
+            "nous",
+            "vous",
+            "il",
+            "elle",
+            "ne",
+            "pas",
+            "plus",
+            "merci",
+            "avec",
+            "pour",
+            "dans",
+            "sur",
+            "chez",
+            "en",
+            "au",
+            "aux",
+            "ce",
+            "cette",
+            "ces",
+            "d",
+            "qu",
+            "j",
+            "s",
+            "c",
+        ]
+    ),
+}
+_LETTERS: Final[dict[str, re.Pattern[str]]] = {
+    "de": re.compile(r"[äöüß]"),
+    "fr": re.compile(r"[éèêàâçùûîïôœ]"),
+}
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+MIN_EVIDENCE: Final = 2  # at least two signals before we claim a language
+
+
+def detect_language(text: str, languages: Iterable[str] = ("en", "de", "fr")) -> str | None:
+    """The language of `text` among `languages`, or None when the evidence is too thin."""
+    words = [w.casefold() for w in _WORD.findall(text.replace("’", "'").replace("'", " "))]
+    scores: dict[str, float] = {}
+    for lang in languages:
+        vocab = _FUNCTION_WORDS.get(lang)
+        if vocab is None:
+            continue
+        score = float(sum(1 for w in words if w in vocab))
+        letters = _LETTERS.get(lang)
+        if letters is not None:
+            score += 1.5 * min(2, len(letters.findall(text.casefold())))
+        scores[lang] = score
+    if not scores:
+        return None
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+    best, top = ranked[0]
+    runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
+    if top < MIN_EVIDENCE or top <= runner_up:
+        return None
+    return best

@@ -1,0 +1,32 @@
+"""Message language detection (app/turn/language.py): a table of short support messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.turn.language import detect_language
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Und wo ist meine Bestellung?", "de"),
+        ("Was bedeutet es, wenn das Raumpanel gelb blinkt?", "de"),
+        ("Ich möchte mein Abo kündigen", "de"),
+        ("Et où en est ma commande ?", "fr"),
+        ("Comment réinitialiser mon mot de passe ?", "fr"),
+        ("Je veux parler à un conseiller", "fr"),
+        ("When does my subscription renew?", "en"),
+        ("How do I return a broken room panel?", "en"),
+        ("Can I talk to a human?", "en"),
+        ("ORD-1042?", None),
+        ("ok", None),
+        ("HL-RP10", None),
+    ],
+)
+def test_detect_language(text: str, expected: str | None) -> None:
+    assert detect_language(text) == expected
+
+
+def test_only_the_languages_asked_for() -> None:
+    assert detect_language("Und wo ist meine Bestellung?", ("en", "fr")) is None
