@@ -20,7 +20,7 @@ from app.providers.rerank import build_reranker
 from app.providers.rerank.base import Reranker
 from app.settings import Settings
 from app.store import Store, open_store
-from app.store.indexes import ensure_regular_indexes
+from app.store.indexes import ensure_regular_indexes, search_index_readiness
 from app.tenant import Tenant, load_tenant
 from app.turn.router import Router
 from tuning import TUNING, Tuning
@@ -62,7 +62,15 @@ class Services:
         providers = self.provider_status()
         checks["providers"] = providers
         checks["degraded"] = sorted(k for k, v in providers.items() if not v["ok"])
-        checks["ready"] = bool(store_ok and self.corpus_ready)
+        search_ok = True
+        if store_ok:  # Atlas returns no error for a missing index: every turn would escalate
+            try:
+                indexes = await search_index_readiness(self.store, self.embedder.dimensions)
+            except Exception as exc:
+                indexes = {"backend": "atlas", "ok": False, "error": f"index check failed: {exc}"}
+            checks["searchIndexes"] = indexes
+            search_ok = bool(indexes["ok"])
+        checks["ready"] = bool(store_ok and self.corpus_ready and search_ok)
         return checks
 
     def provider_status(self) -> dict[str, dict[str, Any]]:

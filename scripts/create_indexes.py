@@ -1,9 +1,10 @@
 """`make indexes`: create/update every index defined in atlas_indexes/.
 
 Against a cluster (MONGODB_URI): regular indexes, then the three search indexes, waiting until
-each is queryable with a progress line. Embedded: regular indexes plus the LocalSearch equivalents
-built over a freshly seeded in-process store, with their sizes (a check that the definitions and
-the local backend agree).
+each is queryable at our definition (numDimensions from the active embedder), with a progress
+line; a FAILED index stops the run with Atlas's message. Embedded: regular indexes plus the
+LocalSearch equivalents built over a freshly seeded in-process store, with their sizes (a check
+that the definitions and the local backend agree).
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ async def main() -> None:
     try:
         print(f"regular indexes: {len(load_regular())} ensured")
         if not services.store.embedded:
-            dims = settings.embedding_dimensions
-            await ensure_search_indexes(services.store.db, dims, progress=print)
+            dims = services.embedder.dimensions  # the active embedder, not a settings guess
+            checks = await ensure_search_indexes(services.store.db, dims, progress=print)
+            for c in checks:
+                print(f"search index {c.name}: status {c.status}, queryable {c.queryable}, ok")
             return
         from app.seed import seed_store
 

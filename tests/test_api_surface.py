@@ -27,6 +27,7 @@ def test_health_and_openapi(api: Api) -> None:
     assert api.client.get("/healthz").json() == {"status": "ok"}
     ready = api.client.get("/readyz").json()
     assert ready["ready"] is True and ready["store"] is True
+    assert ready["searchIndexes"]["backend"] == "local"  # embedded: LocalSearch, no Atlas indexes
     paths = api.client.get("/openapi.json").json()["paths"]
     assert "/v1/conversations/{conversation_id}/messages" in paths
     assert api.client.get("/docs").status_code == 200

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.ingest.chunker import chunk_article
-from app.ingest.loaders import LOADERS, LoadError, content_hash, load_corpus, load_file
+from app.ingest.loaders import LOADERS, LoadError, _tags, content_hash, load_corpus, load_file
 from app.ingest.review import PROMPT_INJECTION, injection_phrases, review_flags
 from app.store.models import Article
 
@@ -38,7 +38,9 @@ def test_markdown_front_matter_becomes_an_article() -> None:
     assert a.summary == "Download a CSV of admin actions."
     assert (a.audience, a.locale, a.status) == ("enterprise", "en-GB", "draft")
     assert a.category == "security"
-    assert a.tags == ["audit", "export", "AUD-403"]  # tags keep error codes verbatim
+    # codes keep their shape but are lowercased: Atlas's `lucene.keyword` tags are
+    # case-sensitive and queries are lowercased, so "AUD-403" would never match on a cluster
+    assert a.tags == ["audit", "export", "aud-403"]
     assert a.updated_at == datetime(2026, 6, 30, 9, 15, tzinfo=UTC)
     assert a.body.startswith("Audit logs record")
     assert a.source_path == (GOOD / "audit-logs.md").as_posix()
@@ -185,3 +187,15 @@ def test_flagged_fixture_is_loaded_with_its_flag() -> None:
     assert a.review_flags == [PROMPT_INJECTION]
     assert all(_load(GOOD / n).review_flags == [] for n in ("desk-booking.md", "audit-logs.md"))
     assert _load(GOOD / "kiosk-reset.html").review_flags == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (["AUTH-302", "Billing", "billing"], ["auth-302", "billing"]),  # one tag per case form
+        ("SSO, HL-RP10", ["sso", "hl-rp10"]),
+        (["Ｅｘｐｏｒｔ"], ["export"]),  # full-width folded like queries (NFKC)
+    ],
+)
+def test_tags_are_lowercased_like_queries(raw: object, expected: list[str]) -> None:
+    assert _tags(raw) == expected

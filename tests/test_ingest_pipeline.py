@@ -80,7 +80,7 @@ async def test_ingests_articles_and_chunks_copy_parent_metadata(store: Store, co
             "en-GB",
             "draft",
             "security",
-            ["audit", "export", "AUD-403"],
+            ["audit", "export", "aud-403"],  # lowercased at ingest (lucene.keyword)
             "Exporting audit logs",
         )
         assert len(c.embedding) == 64

@@ -19,6 +19,7 @@ from app.search.atlas import (
     dense_tickets_pipeline,
     pick_chunk,
     ticket_hit,
+    vector_breadth,
 )
 from app.search.base import SearchError
 from app.search.filters import SearchFilter
@@ -33,12 +34,13 @@ def _stages(pipeline: list[dict[str, Any]]) -> list[str]:
 
 def test_dense_chunks_pipeline_filters_inside_vector_search() -> None:
     p = dense_chunks_pipeline([0.1, 0.2], PRO, 40, 200)
-    assert _stages(p) == ["$vectorSearch", "$project"]
+    assert _stages(p) == ["$vectorSearch", "$match", "$project"]
     vs = p[0]["$vectorSearch"]
     assert vs["index"] == CHUNKS_VECTOR_INDEX
     assert vs["path"] == "embedding"
     assert vs["queryVector"] == [0.1, 0.2]
-    assert (vs["limit"], vs["numCandidates"]) == (40, 200)
+    assert (vs["limit"], vs["numCandidates"]) == (40, 800)  # 20x limit beats the 200 asked for
+    assert "exact" not in vs
     assert vs["filter"] == {
         "$and": [
             {"audience": {"$in": ["all", "pro"]}},
@@ -46,15 +48,30 @@ def test_dense_chunks_pipeline_filters_inside_vector_search() -> None:
             {"locale": {"$eq": "en"}},
         ]
     }
-    project = p[1]["$project"]
+    project = p[2]["$project"]
     assert project["score"] == {"$meta": "vectorSearchScore"}
     assert "embedding" not in project  # inclusion projection: vectors never leave the cluster
 
 
-def test_num_candidates_is_at_least_limit_and_at_most_atlas_ceiling() -> None:
-    assert dense_chunks_pipeline([1.0], PRO, 50, 10)[0]["$vectorSearch"]["numCandidates"] == 50
-    capped = dense_chunks_pipeline([1.0], PRO, 40, 50_000)[0]["$vectorSearch"]
-    assert capped["numCandidates"] == 10_000
+@pytest.mark.parametrize(
+    ("limit", "asked", "per_limit", "exact", "expected"),
+    [
+        (40, 200, 20, False, {"numCandidates": 800}),  # >= 20x limit (Atlas's advice)
+        (40, 2000, 20, False, {"numCandidates": 2000}),  # asking for more is honoured
+        (50, 10, 1, False, {"numCandidates": 50}),  # never below limit
+        (40, 50_000, 20, False, {"numCandidates": 10_000}),  # Atlas's ceiling
+        (600, 200, 20, False, {"numCandidates": 10_000}),
+        (40, 200, 20, True, {"exact": True}),  # ENN: numCandidates must be absent
+    ],
+)
+def test_vector_breadth_table(
+    limit: int, asked: int, per_limit: int, exact: bool, expected: dict[str, Any]
+) -> None:
+    assert vector_breadth(limit, asked, exact=exact, per_limit=per_limit) == expected
+    vs = dense_chunks_pipeline([1.0], PRO, limit, asked, exact=exact, per_limit=per_limit)[0]
+    assert {k: v for k, v in vs["$vectorSearch"].items() if k in ("exact", "numCandidates")} == (
+        expected
+    )
 
 
 def test_locale_none_omits_the_locale_condition() -> None:
@@ -69,7 +86,7 @@ def test_locale_none_omits_the_locale_condition() -> None:
 
 def test_dense_tickets_pipeline_filters_status_quality_audience_locale() -> None:
     p = dense_tickets_pipeline([0.5], PRO, 20, 0.7, 200)
-    assert _stages(p) == ["$vectorSearch", "$project"]
+    assert _stages(p) == ["$vectorSearch", "$match", "$project"]
     vs = p[0]["$vectorSearch"]
     assert vs["index"] == TICKETS_VECTOR_INDEX
     assert vs["limit"] == 20
@@ -81,13 +98,19 @@ def test_dense_tickets_pipeline_filters_status_quality_audience_locale() -> None
             {"locale": {"$eq": "en"}},
         ]
     }
-    assert p[1]["$project"]["resolvedAt"] == 1
-    assert "embedding" not in p[1]["$project"]
+    assert p[1]["$match"] == {  # live state, after the (eventually consistent) index
+        "audience": {"$in": ["all", "pro"]},
+        "status": "resolved",
+        "quality": {"$gte": 0.7},
+        "locale": "en",
+    }
+    assert p[2]["$project"]["resolvedAt"] == 1
+    assert "embedding" not in p[2]["$project"]
 
 
 def test_bm25_pipeline_compound_with_boosts_and_filter_clause() -> None:
     p = bm25_articles_pipeline("AUTH_302 on sign in", PRO, 30, title_boost=3.0, tags_boost=2.0)
-    assert _stages(p) == ["$search", "$limit", "$project", "$lookup"]
+    assert _stages(p) == ["$search", "$limit", "$project", "$lookup", "$match", "$limit"]
     search = p[0]["$search"]
     assert search["index"] == ARTICLES_SEARCH_INDEX
     compound = search["compound"]
@@ -104,16 +127,28 @@ def test_bm25_pipeline_compound_with_boosts_and_filter_clause() -> None:
         {"equals": {"path": "locale", "value": "en"}},
     ]
     assert search["highlight"]["path"] == "body"
-    assert p[1] == {"$limit": 30}
+    assert p[1] == {"$limit": 30 * TUNING.atlas_bm25_overfetch}  # over-fetch before $lookup
+    assert p[4] == {"$match": {"chunks.0": {"$exists": True}}}  # articles with nothing to give
+    assert p[5] == {"$limit": 30}
     assert p[2]["$project"]["score"] == {"$meta": "searchScore"}
     assert p[2]["$project"]["highlights"] == {"$meta": "searchHighlights"}
 
 
-def test_bm25_pipeline_never_post_filters_search_results() -> None:
-    p = bm25_articles_pipeline("password", PRO, 30, title_boost=3.0, tags_boost=2.0)
-    assert "$match" not in _stages(p)
-    assert "$match" not in _stages(dense_chunks_pipeline([1.0], PRO, 5, 50))
-    assert "$match" not in _stages(dense_tickets_pipeline([1.0], PRO, 5, 0.7, 50))
+def test_entitlement_filters_stay_inside_the_search_stage_and_live_match_repeats_them() -> None:
+    """The `$match` after `$vectorSearch` is defence in depth (the index lags the collection);
+    the filter inside the stage is what shapes the page, so it must still be there."""
+    dense = dense_chunks_pipeline([1.0], PRO, 5, 50)
+    assert dense[0]["$vectorSearch"]["filter"]["$and"][0] == {"audience": {"$in": ["all", "pro"]}}
+    assert dense[1]["$match"] == {
+        "audience": {"$in": ["all", "pro"]},
+        "status": "published",
+        "locale": "en",
+    }
+    no_locale = dense_chunks_pipeline([1.0], SearchFilter(audiences=("all",), locale=None), 5, 50)
+    assert "locale" not in no_locale[1]["$match"]
+    bm25 = bm25_articles_pipeline("password", PRO, 30, title_boost=3.0, tags_boost=2.0)
+    assert bm25[0]["$search"]["compound"]["filter"]
+    assert _stages(bm25).index("$match") > _stages(bm25).index("$lookup")
 
 
 def test_bm25_lookup_brings_only_admissible_chunks_without_vectors() -> None:
@@ -260,7 +295,9 @@ async def test_atlas_search_runs_each_pipeline_on_its_collection() -> None:
     assert [h.passage_id for h in tickets] == ["T-1"]
     assert [name for name, _ in db.calls] == ["kb_chunks", "kb_articles", "tickets"]
     ticket_stage = db.calls[2][1][0]["$vectorSearch"]
-    assert ticket_stage["numCandidates"] == TUNING.vector_num_candidates
+    assert ticket_stage["numCandidates"] == max(
+        TUNING.vector_num_candidates, 20 * TUNING.atlas_candidates_per_limit
+    )  # the recording db cannot count documents: size unknown, so ANN
 
 
 async def test_atlas_search_skips_queries_without_terms_and_wraps_errors() -> None:
@@ -270,3 +307,39 @@ async def test_atlas_search_skips_queries_without_terms_and_wraps_errors() -> No
     assert db.calls == []
     with pytest.raises(SearchError, match="index not found"):
         await search.dense_chunks([1.0], PRO, 5, 50)
+
+
+class _CountingCollection(_Collection):
+    async def estimated_document_count(self) -> int:
+        db = self._db
+        assert isinstance(db, _CountingDb)
+        db.counts_asked += 1
+        return db.sizes[self._name]
+
+
+class _CountingDb(_RecordingDb):
+    def __init__(self, sizes: dict[str, int]) -> None:
+        super().__init__({})
+        self.sizes = sizes
+        self.counts_asked = 0
+
+    def __getitem__(self, name: str) -> _Collection:
+        return _CountingCollection(self, name)
+
+
+async def test_exact_below_the_configured_size_ann_above_and_recount_on_refresh() -> None:
+    below = TUNING.atlas_exact_below_docs - 1
+    db = _CountingDb({"kb_chunks": below, "tickets": TUNING.atlas_exact_below_docs})
+    search = AtlasSearch(db, TUNING)
+    await search.dense_chunks([1.0], PRO, 40, 200)
+    await search.dense_tickets([1.0], PRO, 20, 0.7)
+    chunks_stage = db.calls[0][1][0]["$vectorSearch"]
+    tickets_stage = db.calls[1][1][0]["$vectorSearch"]
+    assert chunks_stage["exact"] is True and "numCandidates" not in chunks_stage
+    assert "exact" not in tickets_stage and tickets_stage["numCandidates"] == 400
+    await search.dense_chunks([1.0], PRO, 40, 200)
+    assert db.counts_asked == 2  # cached: one count per collection
+    db.sizes["kb_chunks"] = TUNING.atlas_exact_below_docs * 3  # the corpus grew (re-ingest)
+    await search.refresh()
+    await search.dense_chunks([1.0], PRO, 40, 200)
+    assert db.calls[-1][1][0]["$vectorSearch"]["numCandidates"] == 800

@@ -325,6 +325,14 @@ class Readiness(Out):
         default_factory=list,
         description="Providers with a configuration error: answers fall back offline meanwhile.",
     )
+    searchIndexes: dict[str, Any] | None = Field(
+        default=None,
+        description=(
+            "Search backend: `local` (embedded LocalSearch) or `atlas`, with each search index's "
+            "status, queryability and problems (missing, not queryable, definition or "
+            "numDimensions differing from ours). Not ready unless every index is ok."
+        ),
+    )
 
 
 class DemoCustomer(Out):

@@ -9,11 +9,19 @@ same pipeline `$lookup`s the article's chunks (the same filter again, embeddings
 The chunk whose words best cover the highest-scoring highlight passages wins; when the match was
 in the title or tags only (no body highlight), the chunk sharing most query terms, else the first.
 One round trip, no second query per article, and no text index needed on `kb_chunks`.
+
+Production parity (issue 12): `exact: true` (ENN, like LocalSearch) while a collection is
+small, ANN with numCandidates ≥ 20× `limit` above it; a live-state `$match` after each
+`$vectorSearch` (search indexes are eventually consistent: a just-unpublished article can still
+come back from the index for a while; the filter stays inside the stage, the `$match` only
+removes what the index has not caught up with); BM25 over-fetches before `$lookup` and drops
+articles with no admissible chunk before cutting to `limit`.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -29,6 +37,7 @@ ARTICLES_SEARCH_INDEX = "kb_articles_search"
 TICKETS_VECTOR_INDEX = "tickets_vector"
 MAX_NUM_CANDIDATES = 10_000  # Atlas's ceiling for numCandidates
 HIGHLIGHT_PASSAGES = 5
+SIZE_TTL_S = 300.0  # how long a collection's document count decides exact vs ANN
 
 Doc = dict[str, Any]
 Pipeline = list[Doc]
@@ -60,6 +69,25 @@ def ticket_vector_filter(filt: SearchFilter, min_quality: float) -> Doc:
     return {"$and": clauses}
 
 
+def doc_live_match(filt: SearchFilter) -> Doc:
+    """The same conditions as `doc_vector_filter`, on the documents as they are now."""
+    match: Doc = {"audience": {"$in": list(filt.audiences)}, "status": filt.status}
+    if filt.locale is not None:
+        match["locale"] = filt.locale
+    return match
+
+
+def ticket_live_match(filt: SearchFilter, min_quality: float) -> Doc:
+    match: Doc = {
+        "audience": {"$in": list(filt.audiences)},
+        "status": filt.ticket_status,
+        "quality": {"$gte": min_quality},
+    }
+    if filt.locale is not None:
+        match["locale"] = filt.locale
+    return match
+
+
 def search_filter_clauses(filt: SearchFilter) -> list[Doc]:
     """The compound `filter` clause: `in`/`equals` on fields mapped as `token`."""
     clauses: list[Doc] = [
@@ -74,12 +102,32 @@ def search_filter_clauses(filt: SearchFilter) -> list[Doc]:
 # --- pipelines -----------------------------------------------------------------------------
 
 
-def _num_candidates(limit: int, num_candidates: int) -> int:
-    return min(max(num_candidates, limit), MAX_NUM_CANDIDATES)
+def _num_candidates(limit: int, num_candidates: int, per_limit: int = 1) -> int:
+    return min(max(num_candidates, limit * per_limit, limit), MAX_NUM_CANDIDATES)
+
+
+def vector_breadth(
+    limit: int,
+    num_candidates: int,
+    *,
+    exact: bool = False,
+    per_limit: int = TUNING.atlas_candidates_per_limit,
+) -> Doc:
+    """`exact: true` (ENN: no numCandidates allowed), else ANN with numCandidates at least
+    `per_limit` × limit and at least `num_candidates`, capped at Atlas's ceiling."""
+    if exact:
+        return {"exact": True}
+    return {"numCandidates": _num_candidates(limit, num_candidates, per_limit)}
 
 
 def dense_chunks_pipeline(
-    vector: Sequence[float], filt: SearchFilter, limit: int, num_candidates: int
+    vector: Sequence[float],
+    filt: SearchFilter,
+    limit: int,
+    num_candidates: int,
+    *,
+    exact: bool = False,
+    per_limit: int = TUNING.atlas_candidates_per_limit,
 ) -> Pipeline:
     return [
         {
@@ -87,11 +135,12 @@ def dense_chunks_pipeline(
                 "index": CHUNKS_VECTOR_INDEX,
                 "path": "embedding",
                 "queryVector": [float(x) for x in vector],
-                "numCandidates": _num_candidates(limit, num_candidates),
+                **vector_breadth(limit, num_candidates, exact=exact, per_limit=per_limit),
                 "limit": limit,
                 "filter": doc_vector_filter(filt),
             }
         },
+        {"$match": doc_live_match(filt)},
         {
             "$project": {
                 "_id": 1,
@@ -114,6 +163,9 @@ def dense_tickets_pipeline(
     limit: int,
     min_quality: float,
     num_candidates: int,
+    *,
+    exact: bool = False,
+    per_limit: int = TUNING.atlas_candidates_per_limit,
 ) -> Pipeline:
     return [
         {
@@ -121,11 +173,12 @@ def dense_tickets_pipeline(
                 "index": TICKETS_VECTOR_INDEX,
                 "path": "embedding",
                 "queryVector": [float(x) for x in vector],
-                "numCandidates": _num_candidates(limit, num_candidates),
+                **vector_breadth(limit, num_candidates, exact=exact, per_limit=per_limit),
                 "limit": limit,
                 "filter": ticket_vector_filter(filt, min_quality),
             }
         },
+        {"$match": ticket_live_match(filt, min_quality)},
         {
             "$project": {
                 "_id": 1,
@@ -164,8 +217,13 @@ def bm25_articles_pipeline(
     *,
     title_boost: float,
     tags_boost: float,
+    overfetch: int = TUNING.atlas_bm25_overfetch,
 ) -> Pipeline:
-    """Top articles by BM25 with body highlights and their admissible chunks attached."""
+    """Top articles by BM25 with body highlights and their admissible chunks attached.
+
+    `overfetch` × limit articles go into the `$lookup`; those left with no admissible chunk
+    (unpublished, another audience or locale since the index last caught up) drop out before
+    the cut to `limit`, so a page is not short by the articles that had nothing to give."""
     chunk_match: Doc = {
         "$expr": {"$eq": ["$articleId", "$$aid"]},
         "audience": {"$in": list(filt.audiences)},
@@ -181,7 +239,7 @@ def bm25_articles_pipeline(
                 "highlight": {"path": "body", "maxNumPassages": HIGHLIGHT_PASSAGES},
             }
         },
-        {"$limit": limit},
+        {"$limit": limit * max(1, overfetch)},
         {
             "$project": {
                 "_id": 1,
@@ -214,6 +272,8 @@ def bm25_articles_pipeline(
                 "as": "chunks",
             }
         },
+        {"$match": {"chunks.0": {"$exists": True}}},
+        {"$limit": limit},
     ]
 
 
@@ -307,6 +367,25 @@ class AtlasSearch:
     def __init__(self, db: Any, tuning: Tuning = TUNING) -> None:
         self._db = db
         self._tuning = tuning
+        self._sizes: dict[str, tuple[float, int | None]] = {}  # collection -> (when, count)
+
+    async def refresh(self) -> None:
+        """After (re-)ingesting: recount, so exact vs ANN follows the corpus size."""
+        self._sizes.clear()
+
+    async def _exact(self, collection: str) -> bool:
+        """ENN while the collection is under `atlas_exact_below_docs` (count cached a while);
+        an unknown size (the count failed) means ANN, which works at any size."""
+        now = time.monotonic()
+        cached = self._sizes.get(collection)
+        if cached is None or now - cached[0] > SIZE_TTL_S:
+            try:
+                count: int | None = int(await self._db[collection].estimated_document_count())
+            except Exception as exc:
+                log.debug("cannot count %s: %s", collection, exc)
+                count = None
+            cached = self._sizes[collection] = (now, count)
+        return cached[1] is not None and cached[1] < self._tuning.atlas_exact_below_docs
 
     async def _run(self, collection: str, pipeline: Pipeline) -> list[Doc]:
         try:
@@ -318,9 +397,15 @@ class AtlasSearch:
     async def dense_chunks(
         self, vector: Sequence[float], filt: SearchFilter, limit: int, num_candidates: int
     ) -> list[Hit]:
-        docs = await self._run(
-            "kb_chunks", dense_chunks_pipeline(vector, filt, limit, num_candidates)
+        pipeline = dense_chunks_pipeline(
+            vector,
+            filt,
+            limit,
+            num_candidates,
+            exact=await self._exact("kb_chunks"),
+            per_limit=self._tuning.atlas_candidates_per_limit,
         )
+        docs = await self._run("kb_chunks", pipeline)
         return [chunk_hit(d) for d in docs]
 
     async def bm25_articles(self, text: str, filt: SearchFilter, limit: int) -> list[Hit]:
@@ -332,6 +417,7 @@ class AtlasSearch:
             limit,
             title_boost=self._tuning.bm25_title_boost,
             tags_boost=self._tuning.bm25_tags_boost,
+            overfetch=self._tuning.atlas_bm25_overfetch,
         )
         hits = []
         for doc in await self._run("kb_articles", pipeline):
@@ -351,5 +437,13 @@ class AtlasSearch:
         num_candidates: int | None = None,
     ) -> list[Hit]:
         candidates = num_candidates or self._tuning.vector_num_candidates
-        pipeline = dense_tickets_pipeline(vector, filt, limit, min_quality, candidates)
+        pipeline = dense_tickets_pipeline(
+            vector,
+            filt,
+            limit,
+            min_quality,
+            candidates,
+            exact=await self._exact("tickets"),
+            per_limit=self._tuning.atlas_candidates_per_limit,
+        )
         return [ticket_hit(d) for d in await self._run("tickets", pipeline)]
