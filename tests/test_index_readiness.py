@@ -343,6 +343,17 @@ async def test_failed_stops_the_wait_at_once() -> None:
     assert cluster.lists < 10  # it did not poll until the timeout
 
 
+async def test_a_stale_index_is_accepted_with_a_warning_not_waited_on() -> None:
+    cluster = healthy_cluster()
+    cluster.indexes["tickets"]["tickets_vector"]["status"] = "STALE"  # queryable, lagging
+    lines: list[str] = []
+    await ensure_search_indexes(cluster, DIMS, progress=lines.append, poll_s=0, timeout_s=0)
+    assert (
+        "search index tickets_vector is queryable (STALE: serving, but behind the collection)"
+        in (lines)
+    )
+
+
 # --- a real cluster (MONGODB_URI): skipped here, run by `make test-atlas` ---------------------
 
 
