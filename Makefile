@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test smoke check lint types seed ingest indexes eval bench fuzz clean venv chromium
+.PHONY: run test smoke test-atlas check lint types seed ingest indexes eval bench fuzz clean venv chromium
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -31,6 +31,13 @@ test: $(STAMP) chromium
 
 smoke: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -m "not slow and not browser and not atlas and not integration"
+
+# The suites marked `atlas` (store contract, search parity, index readiness) against a real
+# cluster: MONGODB_URI must point at Atlas or a mongodb/mongodb-atlas-local container (README,
+# "Production on Atlas"). Without it every test here would be skipped, so refuse instead.
+test-atlas: $(STAMP)
+	@test -n "$$MONGODB_URI" || { echo "make test-atlas needs MONGODB_URI (see README: Production on Atlas)"; exit 2; }
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -m atlas -p no:cacheprovider $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -341,3 +341,44 @@ async def test_failed_stops_the_wait_at_once() -> None:
             cluster, DIMS, progress=lambda _: None, poll_s=0, timeout_s=3600
         )
     assert cluster.lists < 10  # it did not poll until the timeout
+
+
+async def test_a_stale_index_is_accepted_with_a_warning_not_waited_on() -> None:
+    cluster = healthy_cluster()
+    cluster.indexes["tickets"]["tickets_vector"]["status"] = "STALE"  # queryable, lagging
+    lines: list[str] = []
+    await ensure_search_indexes(cluster, DIMS, progress=lines.append, poll_s=0, timeout_s=0)
+    assert (
+        "search index tickets_vector is queryable (STALE: serving, but behind the collection)"
+        in (lines)
+    )
+
+
+# --- a real cluster (MONGODB_URI): skipped here, run by `make test-atlas` ---------------------
+
+
+@pytest.mark.atlas
+async def test_live_indexes_are_created_and_pass_the_readiness_check() -> None:
+    import os
+    import uuid
+
+    from app.settings import Settings
+    from app.store import open_store
+
+    name = f"concierge_ready_{uuid.uuid4().hex[:8]}"
+    store = open_store(
+        Settings(mongodb_uri=os.environ["MONGODB_URI"], mongodb_db=name, _env_file=None)  # type: ignore[call-arg]
+    )
+    try:
+        await ensure_search_indexes(store.db, DIMS, progress=lambda _: None, timeout_s=600)
+        checks = await check_search_indexes(store.db, DIMS)
+        assert all(c.ok for c in checks), [c.problems for c in checks]
+        ready = await search_index_readiness(store, DIMS)
+        assert ready["backend"] == "atlas" and ready["ok"] is True
+        wrong = by_name(await check_search_indexes(store.db, DIMS * 2))  # another embedder
+        for vector_index in ("kb_chunks_vector", "tickets_vector"):
+            assert any("numDimensions" in p for p in wrong[vector_index].problems)
+        assert wrong["kb_articles_search"].ok
+    finally:
+        await store.client.drop_database(name)
+        await store.close()

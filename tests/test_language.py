@@ -19,6 +19,7 @@ from app.turn.language import detect_language
         ("When does my subscription renew?", "en"),
         ("How do I return a broken room panel?", "en"),
         ("Can I talk to a human?", "en"),
+        ("Ihre letzten Bestellungen: ORD-1012: in Bearbeitung, aufgegeben am 2026-11-29", "de"),
         ("ORD-1042?", None),
         ("ok", None),
         ("HL-RP10", None),

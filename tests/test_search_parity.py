@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import pytest
+import pytest_asyncio
 from test_search_corpus import NOT_FOR_FREE_EN, NOW, load_corpus
 
 from app.providers.embeddings.fake import FakeEmbedder
@@ -34,11 +35,19 @@ EVERY_LOCALE = SearchFilter(audiences=("all", "pro", "enterprise"), locale=None)
 FRENCH = SearchFilter(audiences=("all",), locale="fr")
 
 
-@pytest.fixture(
+# One backend per module run, not per test case: the Atlas variant creates three search indexes
+# and a Free-tier cluster allows three in total (the cases only read, so sharing is safe). The
+# tests run on the fixture's loop, since an async MongoDB client belongs to the loop it opened on.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(
+    scope="module",
+    loop_scope="module",
     params=[
         pytest.param("local", id="local"),
         pytest.param("atlas", id="atlas", marks=pytest.mark.atlas),
-    ]
+    ],
 )
 async def backend(request: pytest.FixtureRequest) -> AsyncIterator[SearchBackend]:
     if request.param == "local":

@@ -9,7 +9,7 @@ import pytest
 from pymongo.errors import DuplicateKeyError
 
 from app.store import Store
-from app.store.escalations import new_case_ref
+from app.store.escalations import OpenCaseExists, new_case_ref
 from app.store.indexes import ensure_regular_indexes, load_regular
 from app.store.models import (
     Article,
@@ -169,8 +169,11 @@ async def test_escalation_claim_is_exclusive(any_store: Store) -> None:
         sla_due_at=NOW + timedelta(hours=4),
     )
     await any_store.escalations.create(packet)
-    dup = await any_store.escalations.create(packet)  # same ref: a fresh one is drawn
+    other = packet.model_copy(update={"conversation_id": "c2"})  # one open case per conversation
+    dup = await any_store.escalations.create(other)  # same ref: a fresh one is drawn
     assert dup.case_ref != packet.case_ref
+    with pytest.raises(OpenCaseExists):  # a second open case for c1 is a database error
+        await any_store.escalations.create(packet.model_copy(update={"case_ref": "CASE-XXXXXX"}))
     first = await any_store.escalations.claim(packet.case_ref, "agent1")
     second = await any_store.escalations.claim(packet.case_ref, "agent2")
     assert first is not None and first.claimed_by == "agent1" and second is None

@@ -120,7 +120,7 @@ def test_a_german_question_is_answered_from_the_german_article(api: Api) -> None
     out = api.send(h, conv, "Was bedeutet es, wenn das Raumpanel gelb blinkt?")
     meta = _meta(out)
     assert meta["language"] == "de" and meta["retrievalLocale"] == "de"
-    assert meta["passages"] and meta["passages"][0]["docId"] == "raumpanel-led-statuscodes"
+    assert "raumpanel-led-statuscodes" in [p["docId"] for p in meta["passages"]]
     assert detect_language(out["reply"]["content"]) == "de"
 
 

@@ -5,14 +5,24 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from app.store.models import Conversation, Escalation, Message
 from app.turn.escalate import is_breached
+from app.turn.trace import TurnTrace
 
 # Operator-only parts of a reply's trace: why a provider or a search failed (exception text) and
 # the state of the spend cap. Customers see that a fallback happened, not why.
 ADMIN_ONLY_META = frozenset({"fallbackReason", "spendCapReached", "retrievalReason"})
+
+
+def _trace(meta: dict[str, Any]) -> dict[str, Any]:
+    """An assistant message's meta in the one `TurnTrace` shape (older documents are filled in);
+    a document the model cannot read is shown as stored rather than failing the request."""
+    try:
+        return TurnTrace.read(meta).to_meta()
+    except ValidationError:
+        return dict(meta)
 
 
 def message_view(m: Message, *, admin: bool = False) -> dict[str, Any]:
@@ -20,7 +30,9 @@ def message_view(m: Message, *, admin: bool = False) -> dict[str, Any]:
     meta = m.meta or {}
     if m.role != "assistant":
         meta = {k: v for k, v in meta.items() if k in ("agent", "error", "masked")}
-    elif not admin:
+    else:
+        meta = _trace(meta)
+    if m.role == "assistant" and not admin:
         public = {k: v for k, v in meta.items() if k not in ADMIN_ONLY_META}
         public["fallback"] = bool(meta.get("fallbackReason"))
         condensation = meta.get("condensation")

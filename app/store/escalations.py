@@ -20,6 +20,21 @@ def new_case_ref() -> str:
     return "CASE-" + "".join(secrets.choice(_ALPHABET) for _ in range(6))
 
 
+class OpenCaseExists(Exception):
+    """The conversation already has an open (or claimed) case: the unique partial index
+    `one_open_case_per_conversation` refused a second one (two handoffs raced)."""
+
+    def __init__(self, existing: Escalation) -> None:
+        super().__init__(f"conversation {existing.conversation_id} already has {existing.case_ref}")
+        self.existing = existing
+
+
+def _duplicate_on(exc: DuplicateKeyError, field: str) -> bool:
+    details = exc.details or {}
+    pattern = details.get("keyPattern") or {}
+    return field in pattern or f"{field}:" in str(details.get("errmsg", ""))
+
+
 class EscalationRepo:
     def __init__(self, db: Any, pii: tuple[str, ...] = KINDS) -> None:
         self._c = db["escalations"]
@@ -37,7 +52,12 @@ class EscalationRepo:
             try:
                 await self._c.insert_one(packet.to_doc())
                 return packet
-            except DuplicateKeyError:
+            except DuplicateKeyError as exc:
+                if _duplicate_on(exc, "conversationId"):  # one open case per conversation
+                    existing = await self.open_for_conversation(packet.conversation_id)
+                    if existing is not None:
+                        raise OpenCaseExists(existing) from exc
+                    continue  # resolved in between: try again
                 packet = packet.model_copy(update={"case_ref": new_case_ref()})
         raise RuntimeError("could not allocate a unique case reference")
 

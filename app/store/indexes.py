@@ -296,8 +296,9 @@ async def ensure_search_indexes(
                 version is not None and version >= min_version[name]
             )
             check = assess_search_index(d, listed, dimensions)
-            if new_enough and check.ok and status in ("READY", None):
-                progress(f"search index {name} is queryable")
+            if new_enough and check.ok and status in ("READY", "STALE", None):
+                stale = " (STALE: serving, but behind the collection)" if status == "STALE" else ""
+                progress(f"search index {name} is queryable{stale}")
                 done[name] = check
                 pending.pop(name)
         if pending:

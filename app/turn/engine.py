@@ -22,6 +22,7 @@ from app.providers import budget
 from app.providers.chat.base import Passage, Usage
 from app.providers.embeddings.memo import one_turn
 from app.safety.pii import mask_text
+from app.store.escalations import OpenCaseExists
 from app.store.models import Conversation, Customer, Message
 from app.tenant import Tenant
 from app.turn import memory, problem
@@ -210,7 +211,7 @@ async def _answer(
         phrases=tenant.templates.get(locale),
     )
     tool_results: list[ToolResult] = []
-    if policy_escalates(cond.intent, tuning):
+    if policy_escalates(cond.intent, tuning, tenant.escalate_intents):
         decision = decide(
             intent=cond.intent,
             explicit_request=cond.explicit_human_request,
@@ -218,6 +219,7 @@ async def _answer(
             outcome="neutral",
             failed_turns=conv.failed_turns,
             tuning=tuning,
+            tenant_intents=tenant.escalate_intents,
         )
         failed = conv.failed_turns
     else:
@@ -249,6 +251,7 @@ async def _answer(
             outcome=outcome,
             failed_turns=failed,
             tuning=tuning,
+            tenant_intents=tenant.escalate_intents,
         )
 
     passages = list(retrieval.passages) if retrieval else []
@@ -373,10 +376,14 @@ async def escalate(
     failed_turns: int,
     attempted: dict[str, Any],
     locale: str | None,
+    reuse_open_case: bool = True,
 ) -> tuple[str, str]:
     """Hand the conversation to a person: packet stored, conversation escalated, reply text.
 
     One path for every signal, typed or the button; returns (case reference, localized reply).
+    A conversation has at most one open case (a unique partial index): when another request
+    opened one first, the reply names that case (`reuse_open_case`), or `OpenCaseExists`
+    propagates for the caller to answer as it would for an already-open case.
     """
     store, tuning = services.store, services.tuning
     subscription = await store.subscriptions.for_customer(customer.id) if customer else None
@@ -394,7 +401,12 @@ async def escalate(
         now=datetime.now(UTC),
         tuning=tuning,
     )
-    packet = await store.escalations.create(packet)
+    try:
+        packet = await store.escalations.create(packet)
+    except OpenCaseExists as exc:
+        if not reuse_open_case:
+            raise
+        packet = exc.existing
     await store.conversations.update(conv.id, {"status": "escalated", "escalated": True})
     text = handoff_reply(
         packet.case_ref,
@@ -426,25 +438,29 @@ async def request_handoff(
         last,
         customer.locale if customer else principal.locale,
     )
-    case_ref, text = await escalate(
-        services,
-        conv,
-        customer,
-        reason="explicit",
-        intent=conv.last_intent,
-        asked_for=problem.first_unresolved(problem.turns_from_metas(metas), None)
-        or "(asked for a person)",
-        trigger=customer_said,
-        sentiment=last.sentiment,
-        failed_turns=conv.failed_turns,
-        attempted=_attempted(
-            last.confidence,
-            last.top_rerank_score,
-            [p.model_dump(by_alias=True) for p in last.passages],
-            [t.model_dump(by_alias=True, exclude_none=True) for t in last.tools],
-        ),
-        locale=locale,
-    )
+    try:
+        case_ref, text = await escalate(
+            services,
+            conv,
+            customer,
+            reason="explicit",
+            intent=conv.last_intent,
+            asked_for=problem.first_unresolved(problem.turns_from_metas(metas), None)
+            or "(asked for a person)",
+            trigger=customer_said,
+            sentiment=last.sentiment,
+            failed_turns=conv.failed_turns,
+            attempted=_attempted(
+                last.confidence,
+                last.top_rerank_score,
+                [p.model_dump(by_alias=True) for p in last.passages],
+                [t.model_dump(by_alias=True, exclude_none=True) for t in last.tools],
+            ),
+            locale=locale,
+            reuse_open_case=False,
+        )
+    except OpenCaseExists as exc:  # a concurrent handoff opened the case first: same answer
+        return exc.existing.case_ref, None
     trace = TurnTrace(
         via="button",
         intent="human_handoff",
