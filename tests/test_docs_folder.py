@@ -172,3 +172,40 @@ def test_without_customer_data_shrinks_the_closed_sets() -> None:
     assert {"intent", "needs_tools"} <= set(out.clamped_fields)
     how_to = Condensation("How do I export?", "how_to", True, (), "neutral", None, False)
     assert without_customer_data(how_to) is how_to
+
+
+@pytest.mark.parametrize(
+    ("tenant_file", "escalates"),
+    [
+        (None, True),  # no tenant file: the generic profile escalates every policy intent
+        ("escalateIntents: [refund_request, human_handoff]\n", False),  # this tenant: not legal
+    ],
+)
+def test_which_policy_intents_escalate_comes_from_the_folders_tenant_file(
+    folder: Path, tenant_file: str | None, escalates: bool
+) -> None:
+    if tenant_file is not None:
+        (folder / "tenant.yaml").write_text(tenant_file, encoding="utf-8")
+    with running_app(articles_dir=folder, seed_on_start=True) as api:
+
+        async def published() -> int:
+            return await api.services.store.articles.count({"status": "published"})
+
+        assert api.run(published) == 5  # tenant.yaml is configuration, not an article
+        headers = api.session()
+        conv = api.conversation(headers)
+        api.send(headers, conv, "My lawyer says your sync regions page is wrong.")
+        meta = api.messages(conv)[-1]["meta"]
+        assert meta["intent"] == "legal"  # a policy phrase of the generic profile
+        assert meta["escalated"] is escalates
+        assert bool(api.escalations(conv)) is escalates
+
+
+def test_a_tenant_can_narrow_the_policy_set_but_never_widen_it() -> None:
+    from app.turn.escalate import policy_escalates
+    from tuning import TUNING
+
+    assert policy_escalates("legal", TUNING)  # no tenant data: the design's closed set
+    assert not policy_escalates("legal", TUNING, {"refund_request"})
+    assert policy_escalates("refund_request", TUNING, {"refund_request"})
+    assert not policy_escalates("how_to", TUNING, {"how_to"})  # not a policy intent at all

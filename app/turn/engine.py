@@ -211,7 +211,7 @@ async def _answer(
         phrases=tenant.templates.get(locale),
     )
     tool_results: list[ToolResult] = []
-    if policy_escalates(cond.intent, tuning):
+    if policy_escalates(cond.intent, tuning, tenant.escalate_intents):
         decision = decide(
             intent=cond.intent,
             explicit_request=cond.explicit_human_request,
@@ -219,6 +219,7 @@ async def _answer(
             outcome="neutral",
             failed_turns=conv.failed_turns,
             tuning=tuning,
+            tenant_intents=tenant.escalate_intents,
         )
         failed = conv.failed_turns
     else:
@@ -250,6 +251,7 @@ async def _answer(
             outcome=outcome,
             failed_turns=failed,
             tuning=tuning,
+            tenant_intents=tenant.escalate_intents,
         )
 
     passages = list(retrieval.passages) if retrieval else []

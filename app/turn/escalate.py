@@ -6,6 +6,7 @@ escalate?" is answered by `reason` in the message meta plus the numbers in tunin
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -35,8 +36,13 @@ class Decision:
         }[self.reason]
 
 
-def policy_escalates(intent: str, tuning: Tuning) -> bool:
-    """Signal 1, checked on arrival before any retrieval."""
+def policy_escalates(
+    intent: str, tuning: Tuning, tenant_intents: Collection[str] | None = None
+) -> bool:
+    """Signal 1, checked on arrival before any retrieval: a policy intent of `tuning` that the
+    tenant's policy data (`escalateIntents`) keeps; a tenant can narrow the set, never widen it."""
+    if tenant_intents is not None and intent not in tenant_intents:
+        return False
     return intent in tuning.always_escalate_intents
 
 
@@ -64,6 +70,7 @@ def decide(
     outcome: Outcome,
     failed_turns: int,
     tuning: Tuning,
+    tenant_intents: Collection[str] | None = None,
 ) -> Decision:
     """Signals in order: policy, explicit request, frustration + failure, failed streak.
 
@@ -72,7 +79,7 @@ def decide(
     """
     if intent == "human_handoff":
         return Decision(True, "explicit")
-    if policy_escalates(intent, tuning):
+    if policy_escalates(intent, tuning, tenant_intents):
         return Decision(True, "policy")
     if explicit_request:
         return Decision(True, "explicit")
