@@ -499,11 +499,13 @@ async def _retrieve_in_language(
     own_locale: str | None,
     locale: str,
 ) -> tuple[RetrievalResult, str]:
-    """Search the articles in the reply language first; when nothing there answers (confidence
-    `none`), the customer's own locale, then the tenant's default. Every search is still one
-    locale, entitlement-filtered inside the index (DESIGN 5.2)."""
+    """A signed-in customer whose locale is set searches that locale only: locale is part of the
+    entitlement filter (DESIGN 5.2), so a German customer writing in English still gets the German
+    articles, never the English ones. An anonymous visitor (no locale) searches the reply
+    language first and, when nothing there answers (confidence `none`), the tenant's default.
+    Every search is one locale, entitlement-filtered inside the index."""
     own = normalize_locale(own_locale) if own_locale else None
-    order = list(dict.fromkeys([locale, own or locale, services.tenant.default_locale]))
+    order = [own] if own else list(dict.fromkeys([locale, services.tenant.default_locale]))
     result: RetrievalResult | None = None
     used = locale
     for candidate in order:
