@@ -9,7 +9,9 @@ import pytest
 from app.providers.rerank.fake import FakeReranker
 from tests.apihelp import ADMIN, Api, running_app
 
-pytestmark = pytest.mark.integration
+# the real MiniLM embedder: intent and sentiment come from the classifier over its vectors, and
+# hashed fake vectors would make "this is useless" an arbitrary intent
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 PROBLEM = "the panel keeps rebooting"
 COMPLAINT = "still rebooting, this is useless"
@@ -17,7 +19,7 @@ COMPLAINT = "still rebooting, this is useless"
 
 @pytest.fixture(scope="module")
 def api() -> Iterator[Api]:
-    with running_app() as api:
+    with running_app(embedder="local") as api:
         # nothing retrieved is good enough: every answer-seeking turn fails
         api.services.reranker = FakeReranker(scores={"": 0.05}, calibration="offline")
         yield api
