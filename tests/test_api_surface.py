@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import jwt
 import pytest
@@ -359,3 +360,24 @@ def test_every_operation_declares_its_response_schema(api: Api) -> None:
         model = schemas[ref.rsplit("/", 1)[1]]
         assert model["type"] == "object" and model["properties"], (method, path)
         assert model.get("additionalProperties") is False, (method, path)  # no silent drift
+
+
+def test_demo_page_is_the_tenants_own_else_a_generic_one(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from tests.apihelp import make_settings
+
+    tenant_page = Path(__file__).resolve().parent.parent / "seed" / "web" / "demo.html"
+    generic_page = Path(__file__).resolve().parent.parent / "app" / "web" / "static" / "demo.html"
+    for extra, expected in (
+        ({}, tenant_page),  # the seed ships its stand-in site
+        ({"articles_dir": tmp_path, "data_dir": tmp_path / "data"}, generic_page),  # docs only
+    ):
+        app = create_app(make_settings(demo=True, seed_on_start=False, **extra))
+        with TestClient(app, client=("127.0.0.1", 40000)) as client:
+            r = client.get("/demo")
+        assert r.status_code == 200, r.text
+        assert r.text == expected.read_text(encoding="utf-8")
+        assert "default-src" in r.headers["content-security-policy"]
+    assert tenant_page.read_text(encoding="utf-8") != generic_page.read_text(encoding="utf-8")

@@ -127,7 +127,11 @@ async def demo(request: Request, services: ServicesDep) -> FileResponse:
     if not services.settings.demo:
         raise HTTPException(404, detail="not found")
     require_loopback(request)
-    return _asset("demo.html", "text/html")
+    settings = services.settings
+    page = settings.seed_dir / "web" / "demo.html"  # the tenant's own stand-in site, if any
+    if not settings.docs_only and page.is_file():
+        return FileResponse(page, media_type="text/html", headers={"Cache-Control": "no-cache"})
+    return _asset("demo.html", "text/html")  # a generic page: no company words in app/
 
 
 @router.get("/admin")
