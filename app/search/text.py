@@ -2,7 +2,7 @@
 
 Rules, chosen so that support identifiers survive:
 - Unicode NFKC, lower-case; a token is a run of letters/digits, and runs joined by `_` or `-`
-  stay one *compound* token: `AUTH_302` → `auth_302`, `HL-RP10` → `hl-rp10`, `ORD-1042`.
+  stay one *compound* token: `AUTH_302` → `auth_302`, `AB-XY10` → `ab-xy10`, `ORD-1042`.
 - A compound also yields its parts and their concatenation (`auth`, `302`, `auth302`), so a
   customer who types "auth 302" or "AUTH302" still matches, while the exact compound (rarer,
   so a higher IDF) ranks the document that carries the code verbatim first.

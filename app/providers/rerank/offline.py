@@ -10,7 +10,7 @@ score is a logistic blend of four features of (original question q, passage p = 
     cov    Σ w_t·[t ∈ p] / Σ w_t         how much of the question the passage covers, over the
                                          question's content terms t (stop words, question words
                                          and pronouns removed; light stemming), w = 2 for
-                                         identifier-like terms (AUTH_302, HL-RP10, ORD-1042)
+                                         identifier-like terms (AUTH_302, AB-XY10, ORD-1042)
     title  |T ∩ heading| / |T|           the question names the passage's subject
     code   for questions with identifiers: +fraction of them present in p, and a miss penalty
            when p contains none of them — a passage about AUTH_304 is a confident *wrong*
