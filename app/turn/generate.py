@@ -362,20 +362,10 @@ async def generate_answer(
     if reply is None or not reply.text.strip():
         text = no_answer_reply(tool_results, phrases)
         return Answer(text, "no_answer", (), 0, RULES, reason, Usage(), _elapsed_ms(start))
-    check = check_citations(reply.text, len(passages))
-    text = check.text.strip() or no_answer_reply(tool_results, phrases)
-    return Answer(
-        text=text,
-        kind="answer",
-        citations=_citations(check.valid, passages),
-        invalid_citations=check.invalid,
-        model=reply.model,
-        fallback_reason=reason,
-        usage=reply.usage,
-        latency_ms=_elapsed_ms(start),
-        tool_calls=reply.tool_calls,
-        stop_reason=reply.stop_reason,
-    )
+    answer = _final(reply, reply.text, passages, reason, start)
+    if not answer.text:  # nothing left once invalid citations went
+        answer = dataclasses.replace(answer, text=no_answer_reply(tool_results, phrases))
+    return answer
 
 
 def _left(timeout_seconds: float | None) -> float | None:
@@ -538,7 +528,7 @@ def _final(
     reason: str | None,
     start: float,
 ) -> Answer:
-    """An answer whose text is `raw` with its citations checked again (after a trim)."""
+    """An answer whose text is `raw` with its citations checked against the passages supplied."""
     check = check_citations(raw, len(passages))
     return Answer(
         text=check.text.strip(),
