@@ -35,7 +35,9 @@ def listed(d: Any, *, status: str = "READY", queryable: bool = True, version: in
     if d.type == "search":
         definition["analyzer"] = "lucene.standard"
         definition["searchAnalyzer"] = "lucene.standard"
-        definition["mappings"]["fields"]["title"]["indexOptions"] = "offsets"
+        definition["mappings"]["fields"]["searchTerms"]["fields"]["title"]["indexOptions"] = (
+            "offsets"
+        )
     else:
         for f in definition["fields"]:
             if f["type"] == "vector":
@@ -194,13 +196,15 @@ def test_each_wrong_state_is_named(mutate: Any, needle: str) -> None:
     assert any(needle in p for p in check.problems), check.problems
 
 
-def test_a_wrong_analyzer_on_tags_is_named() -> None:
+def test_a_wrong_analyzer_on_the_analyzed_tags_is_named() -> None:
     d = _defs()["kb_articles_search"]
     entry = listed(d)
-    entry["latestDefinition"]["mappings"]["fields"]["tags"]["analyzer"] = "lucene.standard"
+    tags = entry["latestDefinition"]["mappings"]["fields"]["searchTerms"]["fields"]["tags"]
+    tags["analyzer"] = "lucene.standard"
     check = assess_search_index(d, entry, DIMS)
     assert check.problems == (
-        "mappings.fields.tags.analyzer: ours 'lucene.keyword', the cluster has 'lucene.standard'",
+        "mappings.fields.searchTerms.fields.tags.analyzer: ours 'lucene.whitespace', "
+        "the cluster has 'lucene.standard'",
     )
 
 
