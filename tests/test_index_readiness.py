@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from app.store import Store
 from app.store.indexes import (
     SearchIndexFailed,
     assess_search_index,
@@ -362,27 +363,21 @@ async def test_a_stale_index_is_accepted_with_a_warning_not_waited_on() -> None:
 
 
 @pytest.mark.atlas
-async def test_live_indexes_are_created_and_pass_the_readiness_check() -> None:
-    import os
-    import uuid
-
-    from app.settings import Settings
-    from app.store import open_store
-
-    name = f"concierge_ready_{uuid.uuid4().hex[:8]}"
-    store = open_store(
-        Settings(mongodb_uri=os.environ["MONGODB_URI"], mongodb_db=name, _env_file=None)  # type: ignore[call-arg]
-    )
-    try:
-        await ensure_search_indexes(store.db, DIMS, progress=lambda _: None, timeout_s=600)
-        checks = await check_search_indexes(store.db, DIMS)
-        assert all(c.ok for c in checks), [c.problems for c in checks]
-        ready = await search_index_readiness(store, DIMS)
-        assert ready["backend"] == "atlas" and ready["ok"] is True
-        wrong = by_name(await check_search_indexes(store.db, DIMS * 2))  # another embedder
-        for vector_index in ("kb_chunks_vector", "tickets_vector"):
-            assert any("numDimensions" in p for p in wrong[vector_index].problems)
-        assert wrong["kb_articles_search"].ok
-    finally:
-        await store.client.drop_database(name)
-        await store.close()
+@pytest.mark.asyncio(loop_scope="session")
+async def test_live_indexes_are_created_and_pass_the_readiness_check(
+    atlas_search_store: Store | None,
+) -> None:
+    """On the run's shared indexes (`atlas_search_store`, built by `ensure_search_indexes`)."""
+    store = atlas_search_store
+    assert store is not None
+    checks = await check_search_indexes(store.db, DIMS)
+    assert all(c.ok for c in checks), [c.problems for c in checks]
+    ready = await search_index_readiness(store, DIMS)
+    assert ready["backend"] == "atlas" and ready["ok"] is True
+    wrong = by_name(await check_search_indexes(store.db, DIMS * 2))  # another embedder
+    for vector_index in ("kb_chunks_vector", "tickets_vector"):
+        assert any("numDimensions" in p for p in wrong[vector_index].problems)
+    assert wrong["kb_articles_search"].ok
+    # a second run finds them in place: nothing rebuilt, nothing waited for
+    again = await ensure_search_indexes(store.db, DIMS, progress=lambda _: None, timeout_s=5)
+    assert all(c.ok for c in again)
