@@ -220,6 +220,7 @@ def chunks_for(
             text=draft.text,
             breadcrumb=draft.breadcrumb,
             kind=draft.kind,
+            page=draft.page,
             embedding=vector,
             audience=article.audience,
             locale=article.locale,
@@ -274,8 +275,8 @@ async def _unchanged(
     if old.search_terms is None or old.search_terms.version != ANALYZER_VERSION:
         return False  # stored before this analyzer: Atlas would search stale tokens
     existing = await store.chunks.for_article(article.id)
-    return [(c.text, c.breadcrumb, c.kind) for c in existing] == [
-        (d.text, d.breadcrumb, d.kind) for d in drafts
+    return [(c.text, c.breadcrumb, c.kind, c.page) for c in existing] == [
+        (d.text, d.breadcrumb, d.kind, d.page) for d in drafts
     ] and all(len(c.embedding) == dims for c in existing)
 
 

@@ -149,6 +149,7 @@ def dense_chunks_pipeline(
                 "chunkIndex": 1,
                 "text": 1,
                 "breadcrumb": 1,
+                "page": 1,
                 "title": 1,
                 "audience": 1,
                 "locale": 1,
@@ -270,6 +271,7 @@ def bm25_articles_pipeline(
                             "chunkIndex": 1,
                             "text": 1,
                             "breadcrumb": 1,
+                            "page": 1,
                             "title": 1,
                             "audience": 1,
                             "locale": 1,
@@ -334,7 +336,13 @@ def chunk_hit(doc: Mapping[str, Any]) -> Hit:
         score=float(doc.get("score", 0.0)),
         audience=str(doc.get("audience", "all")),
         locale=str(doc.get("locale", "en")),
+        page=_page(doc),
     )
+
+
+def _page(chunk: Mapping[str, Any]) -> int | None:
+    page = chunk.get("page")
+    return page if isinstance(page, int) and not isinstance(page, bool) else None
 
 
 def article_hit(doc: Mapping[str, Any], query: str) -> Hit | None:
@@ -351,6 +359,7 @@ def article_hit(doc: Mapping[str, Any], query: str) -> Hit | None:
         score=float(doc.get("score", 0.0)),
         audience=str(chunk.get("audience", doc.get("audience", "all"))),
         locale=str(chunk.get("locale", doc.get("locale", "en"))),
+        page=_page(chunk),
     )
 
 
