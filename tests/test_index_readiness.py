@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import mongomock_ng
 import pytest
 
+from app.search.analyzer import ANALYZER_VERSION
 from app.store import Store
 from app.store.indexes import (
     SearchIndexFailed,
@@ -80,6 +82,7 @@ class FakeCluster:
     lists: int = 0
     fail_listing: Exception | None = None
     on_list: Any = None
+    documents: dict[str, list[dict]] = field(default_factory=dict)  # coll -> its documents
 
     def __getitem__(self, name: str) -> _Coll:
         return _Coll(self, name)
@@ -105,6 +108,14 @@ class _Coll:
             c.on_list(c)
         entries = c.indexes.get(self.name, {})
         return _Cursor([e for n, e in entries.items() if name in (None, n)])
+
+    async def count_documents(self, query: dict) -> int:
+        """A query language we did not write: mongomock evaluates the filter."""
+        coll = mongomock_ng.MongoClient()["fake"][self.name]
+        docs = self.cluster.documents.get(self.name, [])
+        if docs:
+            coll.insert_many(copy.deepcopy(docs))
+        return int(coll.count_documents(query))
 
     async def update_search_index(self, name: str, definition: dict) -> None:
         self.cluster.updates.append((name, definition))
@@ -254,6 +265,29 @@ async def test_readiness_section_atlas_and_embedded() -> None:
     assert all(not i["ok"] for i in wrong_width["indexes"] if i["name"] != "kb_articles_search")
     local = await search_index_readiness(_Store(None, embedded=True), DIMS)
     assert local["backend"] == "local" and "LocalSearch" in local["detail"]
+
+
+async def test_readiness_names_published_articles_without_current_search_terms() -> None:
+    """`kb_articles_search` indexes only `searchTerms`: an article stored before the analyzer
+    (or by an older one) is invisible to BM25 on Atlas, so readiness says so."""
+    cluster = healthy_cluster()
+    current = {"version": ANALYZER_VERSION, "title": "t", "tags": "", "body": "b"}
+    cluster.documents["kb_articles"] = [
+        {"_id": "fresh", "status": "published", "searchTerms": current},
+        {"_id": "draft-old", "status": "draft"},  # not searchable anyway
+    ]
+    store = _Store(cluster, embedded=False)
+    ready = await search_index_readiness(store, DIMS)
+    assert ready["ok"] is True and ready["analyzedArticles"]["stale"] == 0
+    cluster.documents["kb_articles"] += [
+        {"_id": "never-analysed", "status": "published"},
+        {"_id": "older", "status": "published", "searchTerms": {**current, "version": "0"}},
+    ]
+    ready = await search_index_readiness(store, DIMS)
+    assert ready["ok"] is False
+    assert all(i["ok"] for i in ready["indexes"])  # the indexes themselves are fine
+    assert ready["analyzedArticles"]["stale"] == 2
+    assert "re-run ingestion" in ready["analyzedArticles"]["problem"]
 
 
 async def test_readyz_is_not_ready_while_an_index_is_missing() -> None:
