@@ -32,7 +32,13 @@ from typing import Any
 
 from scripts.evaluation.data import SPLITS, EvalDataError, load_cases
 from scripts.evaluation.report import build_report, render
-from scripts.evaluation.runner import eval_settings, prepare, run_cases, stderr_progress
+from scripts.evaluation.runner import (
+    Observation,
+    eval_settings,
+    prepare,
+    run_cases,
+    stderr_progress,
+)
 from tuning import TUNING, Tuning
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,6 +77,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="only one part of the cases, split by a hash of each conversation's first turn: "
         "tune (fit and tune on it) or report (quote numbers from it); default all",
+    )
+    parser.add_argument(
+        "--per-case",
+        type=Path,
+        default=None,
+        help="also write one JSON line per case (bands, top-5 documents per stage, the reply), "
+        "to diff two runs case by case",
     )
     args = parser.parse_args(argv)
     if args.limit is not None and args.limit < 0:
@@ -133,9 +146,28 @@ async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[st
         "total_seconds": round(time.perf_counter() - started, 1),
     }
     report = build_report(observations, run=run, skipped_cases=len(loaded.skipped))
+    if args.per_case:
+        args.per_case.parent.mkdir(parents=True, exist_ok=True)
+        with args.per_case.open("w", encoding="utf-8") as f:
+            f.writelines(json.dumps(per_case(o), ensure_ascii=False) + "\n" for o in observations)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return report
+
+
+def per_case(o: Observation) -> dict[str, Any]:
+    """One case's outcome, for diffing runs (not part of the report contract)."""
+    return {
+        "id": o.case.id,
+        "relevant": list(o.case.relevant or ()),
+        "answerable": o.case.answerable,
+        "condensed": o.condensed,
+        "top5": {stage: ids[:5] for stage, ids in o.ranked.get("condensed", {}).items()},
+        "confidence": o.confidence,
+        "top_score": o.top_score,
+        "top_doc": o.top_doc,
+        "answer": o.answer,
+    }
 
 
 def command_line(args: argparse.Namespace) -> str:
