@@ -15,7 +15,7 @@ from app.knowledge.gaps import (
     build_clusters,
     cluster_labels,
     gap_signals,
-    micro_clusters,
+    merge_clusters,
     purity,
 )
 from app.knowledge.resolution import (
@@ -162,7 +162,7 @@ def test_clustering_recovers_separated_groups_exact_and_two_stage() -> None:
     x = _blobs(6, 40)
     truth = [str(i // 40) for i in range(len(x))]
     exact = cluster_labels(x, 0.5)
-    staged = cluster_labels(x, 0.5, exact_limit=50, micro_threshold=0.95)
+    staged = cluster_labels(x, 0.5, exact_limit=50)  # sample, assign, merge
     for labels in (exact, staged):
         assert adjusted_rand_index(labels, truth) == pytest.approx(1.0)
         assert purity(labels, truth) == 1.0
@@ -170,12 +170,15 @@ def test_clustering_recovers_separated_groups_exact_and_two_stage() -> None:
     assert len(set(cluster_labels(x[:10], 0.999).tolist())) == 10
 
 
-def test_micro_clusters_join_near_duplicates_only() -> None:
-    v = np.asarray([[1, 0], [0.99, 0.01], [0, 1], [0.01, 0.99], [0.7, 0.7]], dtype=np.float32)
+def test_merging_clusters_is_average_linkage_through_their_means() -> None:
+    v = np.asarray([[1, 0], [0.96, 0.28], [0, 1], [0.28, 0.96]], dtype=np.float32)
     v /= np.linalg.norm(v, axis=1, keepdims=True)
-    labels = micro_clusters(v, 0.95, block=2)
-    assert labels[0] == labels[1] and labels[2] == labels[3]
-    assert len({int(labels[0]), int(labels[2]), int(labels[4])}) == 3
+    singletons = np.arange(4, dtype=np.intp)
+    merged = merge_clusters(v, singletons, 0.9)
+    assert merged[0] == merged[1] and merged[2] == merged[3] and merged[0] != merged[2]
+    # mean cosine between {0,1} and {2,3} is 0.275: a threshold below it joins everything
+    assert len(set(merge_clusters(v, singletons, 0.27).tolist())) == 1
+    assert len(set(merge_clusters(v, singletons, 0.28).tolist())) == 2
 
 
 def test_ari_and_purity_known_values() -> None:
@@ -239,3 +242,13 @@ def test_extractive_draft_is_a_valid_draft_article_without_repeats() -> None:
 
 def test_distinct_sentences_keeps_order() -> None:
     assert distinct_sentences(["A b c. D e f.", "a B c."]) == ["A b c.", "D e f."]
+
+
+def test_bench_section_reports_cost_and_structure() -> None:
+    from scripts.benchmarks import gap_clusters
+
+    result = gap_clusters.run((300,))
+    row = result["sizes"]["300"]
+    assert row["clusters"] >= 1 and row["topics"] >= 2 and row["wall_s"] >= 0
+    assert -1.0 <= row["ari_vs_topics"] <= 1.0
+    assert any("Clustering gap questions" in line for line in gap_clusters.render(result))

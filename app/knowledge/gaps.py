@@ -9,9 +9,9 @@ Clustering is average-linkage agglomerative over unit vectors of the condensed q
 groups merge while the mean cosine similarity of their members is at least `threshold`. Average
 linkage does not chain the way single linkage does (two unrelated topics joined by one borderline
 question) and needs no cluster count. Up to `exact_limit` questions it runs exactly (scipy's
-O(n²) linkage); above that, a first pass gathers near-duplicates into micro-clusters (a member
-joins the first leader at cosine ≥ `micro_threshold`, in blocks of matrix products) and the
-linkage runs over the micro-clusters' centroids, so 10k questions cost seconds, not gigabytes.
+O(n²) linkage); above that, a sample is clustered exactly and the other questions join the
+cluster they are on average closest to (`cluster_labels`): 10k questions cost seconds, not
+gigabytes.
 """
 
 from __future__ import annotations
@@ -98,61 +98,91 @@ def _relabel(raw: npt.NDArray[np.int_]) -> IntArray:
     return np.asarray([seen.setdefault(int(r), len(seen)) for r in raw], dtype=np.intp)
 
 
-def micro_clusters(vectors: FloatArray, threshold: float, block: int = 1024) -> IntArray:
-    """Leader clustering: each row joins the first leader with cosine ≥ threshold, else leads."""
-    n = len(vectors)
-    labels = np.full(n, -1, dtype=np.intp)
-    leaders: list[int] = []
-    leader_mat = np.zeros((0, vectors.shape[1] if n else 0), dtype=np.float32)
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        chunk = vectors[start:stop]
-        # against leaders chosen in earlier blocks (one product per block)
-        if len(leaders):
-            sims = chunk @ leader_mat.T
-            best = sims.argmax(axis=1)
-            ok = sims[np.arange(len(chunk)), best] >= threshold
-            labels[start:stop][ok] = best[ok]
-        new: list[int] = []
-        for i in range(start, stop):  # the rest: against this block's new leaders only
-            if labels[i] >= 0:
-                continue
-            if new:
-                sims_new = vectors[new] @ vectors[i]
-                j = int(sims_new.argmax())
-                if sims_new[j] >= threshold:
-                    labels[i] = len(leaders) + j
-                    continue
-            new.append(i)
-            labels[i] = len(leaders) + len(new) - 1
-        if new:
-            leaders.extend(new)
-            leader_mat = np.vstack([leader_mat, vectors[new]])
-    return labels
-
-
 def cluster_labels(
     vectors: Sequence[Sequence[float]] | FloatArray,
     threshold: float,
     *,
     exact_limit: int = 3000,
-    micro_threshold: float = 0.9,
+    seed: int = 0,
+    block: int = 4096,
 ) -> IntArray:
-    """Cluster label per row (0..k-1, in order of first appearance)."""
+    """Cluster label per row (0..k-1, in order of first appearance).
+
+    Above `exact_limit` rows: cluster a random sample of `exact_limit` exactly, then give every
+    other row the sample cluster whose members it is most similar to on average — x · mean(C)
+    is exactly x's average cosine to C's members, the quantity average linkage merges on — when
+    that reaches `threshold`; rows that reach no cluster go round again (sampled from the rest),
+    and the last ≤ `exact_limit` are clustered exactly. Memory O(exact_limit²), not O(n²)."""
     unit = _unit(vectors)
-    if len(unit) <= exact_limit:
+    n = len(unit)
+    if n <= exact_limit:
         return _average_linkage(unit, threshold)
-    micro = micro_clusters(unit, micro_threshold)
-    k = int(micro.max()) + 1
-    centroids = np.zeros((k, unit.shape[1]), dtype=np.float32)
-    np.add.at(centroids, micro, unit)
-    centroids = _unit(centroids)
-    if k > exact_limit:  # still too many: coarser micro-clusters (bounded memory)
-        return cluster_labels(
-            unit, threshold, exact_limit=exact_limit, micro_threshold=micro_threshold - 0.05
-        )
-    top = _average_linkage(centroids, threshold)
-    return _relabel(top[micro])
+    rng = np.random.default_rng(seed)
+    labels = np.full(n, -1, dtype=np.intp)
+    remaining = np.arange(n, dtype=np.intp)
+    offset = 0
+    while len(remaining) > exact_limit:
+        pick = np.sort(rng.choice(len(remaining), size=exact_limit, replace=False))
+        sample = remaining[pick]
+        sample_labels = _average_linkage(unit[sample], threshold)
+        k = int(sample_labels.max()) + 1
+        means = np.zeros((k, unit.shape[1]), dtype=np.float32)
+        np.add.at(means, sample_labels, unit[sample])
+        means /= np.bincount(sample_labels, minlength=k)[:, None].astype(np.float32)
+        labels[sample] = offset + sample_labels
+        rest = np.delete(remaining, pick)
+        keep: list[IntArray] = []
+        for start in range(0, len(rest), block):
+            rows = rest[start : start + block]
+            sims = unit[rows] @ means.T
+            best = sims.argmax(axis=1)
+            ok = sims[np.arange(len(rows)), best] >= threshold
+            labels[rows[ok]] = offset + best[ok]
+            keep.append(rows[~ok])
+        offset += k
+        remaining = np.concatenate(keep) if keep else np.zeros(0, dtype=np.intp)
+    if len(remaining):
+        labels[remaining] = offset + _average_linkage(unit[remaining], threshold)
+    return _relabel(merge_clusters(unit, labels, threshold))
+
+
+def merge_clusters(unit: FloatArray, labels: IntArray, threshold: float) -> IntArray:
+    """Average linkage continued over existing clusters, exactly: the mean cosine between the
+    members of A and B is mean(A) · mean(B), so two clusters are compared through their mean
+    vectors and merged while the best pair reaches `threshold` (O(k²) memory for k clusters)."""
+    k = int(labels.max()) + 1 if len(labels) else 0
+    if k <= 1:
+        return labels
+    sums = np.zeros((k, unit.shape[1]), dtype=np.float64)
+    np.add.at(sums, labels, unit)
+    counts = np.bincount(labels, minlength=k).astype(np.float64)
+    means = sums / counts[:, None]
+    sims = means @ means.T
+    np.fill_diagonal(sims, -np.inf)
+    parent = np.arange(k, dtype=np.intp)
+    while True:
+        flat = int(np.argmax(sims))
+        i, j = divmod(flat, k)
+        if sims[i, j] < threshold:
+            break
+        sums[i] += sums[j]
+        counts[i] += counts[j]
+        means[i] = sums[i] / counts[i]
+        parent[j] = i
+        sims[j, :] = -np.inf
+        sims[:, j] = -np.inf
+        row = means @ means[i]
+        row[parent != np.arange(k)] = -np.inf  # merged-away clusters stay out
+        row[i] = -np.inf
+        sims[i, :] = row
+        sims[:, i] = row
+    root = parent.copy()
+    while True:  # follow merges to the surviving cluster
+        nxt = root[root]
+        if np.array_equal(nxt, root):
+            break
+        root = nxt
+    return np.asarray(root[labels], dtype=np.intp)
 
 
 @dataclass
