@@ -127,9 +127,16 @@ def _health_of(provider: object) -> ProviderHealth | None:
 
 async def probe_providers(services: Services) -> None:
     """At start: measure the generation prompt's cacheable prefix with the token-counting
-    endpoint (free), which also proves the key and model name work; the result is in /readyz."""
+    endpoint (free), which also proves the key and model name work; the result is in /readyz.
+    An adapter without token counting may offer `probe()` instead (e.g. a model list)."""
     measure = getattr(services.chat_model, "measure_prefix", None)
     health = _health_of(services.chat_model)
+    probe = getattr(services.chat_model, "probe", None)
+    if callable(probe) and health is not None:
+        try:
+            await probe()
+        except ProviderError as exc:  # recorded in the adapter's health (config errors included)
+            log.warning("provider probe failed: %s", exc)
     if not callable(measure) or health is None:
         return
     from app.turn.prompt import SYSTEM_PROMPT
