@@ -1,8 +1,9 @@
 """One retrieval contract, two backends: LocalSearch always, AtlasSearch when MONGODB_URI is set.
 
 The cases assert what both must agree on (the right document on top, and exactly what the
-filter hides), not identical scores: Lucene's English analyser and our tokenizer differ in
-detail, and Atlas vector search is approximate.
+filter hides), not identical scores: both rank the same tokens (the stored `searchTerms`, see
+`test_search_analyzer.py`), but Lucene stores document lengths lossily and Atlas vector search
+may be approximate.
 """
 
 from __future__ import annotations

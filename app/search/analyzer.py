@@ -61,9 +61,8 @@ def analyze_line(line: str) -> list[str]:
     prev_end = 0
     for match in _TOKEN.finditer(line):
         token = match.group(0)
-        adjacent = prev is not None and bool(_SPACES.fullmatch(line[prev_end : match.start()]))
-        parts = re.split(r"[_-]", token)
-        if len(parts) > 1:
+        if "-" in token or "_" in token:
+            parts = re.split(r"[_-]", token)
             out.append("-".join(parts))
             out.append("".join(parts))
             out.extend(stem(p) for p in parts if p not in LUCENE_STOPWORDS)
@@ -71,11 +70,16 @@ def analyze_line(line: str) -> list[str]:
         else:
             if token not in LUCENE_STOPWORDS:
                 out.append(stem(token))
-            glued = _GLUED.fullmatch(token)
-            if glued:
-                out.extend(glued.groups())
-            if adjacent and prev is not None and _joins(prev, token):
-                out.append(prev + token)
+            if _DIGIT.search(token):  # the rare case: only tokens with digits join or split
+                glued = _GLUED.fullmatch(token)
+                if glued:
+                    out.extend(glued.groups())
+                if (
+                    prev is not None
+                    and _joins(prev, token)
+                    and _SPACES.fullmatch(line, prev_end, match.start())
+                ):
+                    out.append(prev + token)
             prev = token
         prev_end = match.end()
     return out

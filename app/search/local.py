@@ -40,7 +40,7 @@ from app.search.analyzer import (
     analyze,
     field_tokens,
     query_terms,
-    search_term_fields,
+    tag_terms,
 )
 from app.search.base import Hit, SearchError, cosine_to_score, ticket_breadcrumb, ticket_text
 from app.search.filters import SearchFilter
@@ -169,14 +169,12 @@ class _Snapshot:
 
 def _article_terms(article: Article) -> tuple[list[str], list[str], list[str]]:
     """Title, tags and body tokens: the stored `searchTerms` Atlas indexes, read as
-    `lucene.whitespace` reads them (recomputed only when absent or of another analyzer)."""
+    `lucene.whitespace` reads them (recomputed only when absent or of another analyzer,
+    straight to tokens: `field_tokens(analyzed_field(x)) == analyze(x)`)."""
     stored = article.search_terms
     if stored is None or stored.version != ANALYZER_VERSION:
-        fields = search_term_fields(article.title, article.tags, article.body)
-        title, tags, body = fields["title"], fields["tags"], fields["body"]
-    else:
-        title, tags, body = stored.title, stored.tags, stored.body
-    return field_tokens(title), field_tokens(tags), field_tokens(body)
+        return analyze(article.title), tag_terms(article.tags), analyze(article.body)
+    return field_tokens(stored.title), field_tokens(stored.tags), field_tokens(stored.body)
 
 
 def _snapshot(
