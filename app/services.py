@@ -137,9 +137,16 @@ async def probe_providers(services: Services) -> None:
     """At start: measure the cacheable prefixes (answer, anonymous and signed in; condensation)
     with the token-counting endpoint (free), which also proves the key and model name work; the
     counts, and whether each reaches the model's cache minimum, are in /readyz. The adapter then
-    decides each call's cache breakpoint from these measurements instead of its estimate."""
+    decides each call's cache breakpoint from these measurements instead of its estimate.
+    An adapter without token counting may offer `probe()` instead (e.g. a model list)."""
     measure = getattr(services.chat_model, "measure_prefix", None)
     health = _health_of(services.chat_model)
+    probe = getattr(services.chat_model, "probe", None)
+    if callable(probe) and health is not None:
+        try:
+            await probe()
+        except ProviderError as exc:  # recorded in the adapter's health (config errors included)
+            log.warning("provider probe failed: %s", exc)
     if not callable(measure) or health is None:
         return
     from app.turn.condense import CONDENSE_SCHEMA

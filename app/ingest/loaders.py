@@ -41,6 +41,7 @@ import yaml
 
 from app.ingest.dialects import Note, NoteIndex, first_paragraph, normalise
 from app.ingest.html import parse_html
+from app.ingest.pdf import PdfError, pdf_to_markdown
 from app.ingest.review import review_flags
 from app.store.models import AUDIENCES, Article, ArticleStatus, Audience
 
@@ -73,6 +74,8 @@ class SourceDoc:
     meta: Mapping[str, Any]
     body: str
     mdx: bool = False
+    converted: bool = False  # already plain markdown from a converter (PDF): no dialect pass
+    warnings: tuple[str, ...] = ()
 
 
 Loader = Callable[[Path, bytes], SourceDoc]
@@ -137,12 +140,48 @@ def load_html(path: Path, raw: bytes) -> SourceDoc:
 
 
 def load_pdf(path: Path, raw: bytes) -> SourceDoc:
-    """Placeholder: PDF text extraction needs a library this project does not ship."""
-    raise InvalidArticle(
-        "PDF loader not installed: add a function `(path, raw_bytes) -> SourceDoc` that "
-        "extracts text (e.g. with pypdf) into markdown, then register it as LOADERS['.pdf'] in "
-        "app/ingest/loaders.py"
-    )
+    """A PDF manual (`app.ingest.pdf`): markdown with page markers, headings and tables.
+
+    Metadata comes from a sidecar `<name>.pdf.yaml` when there is one (the same keys as front
+    matter: audience, slug, title, category, tags, locale, status), else from the PDF's own
+    title and keywords. Scanned pages are warnings; a PDF with no text layer at all is rejected.
+    """
+    try:
+        doc = pdf_to_markdown(raw)
+    except PdfError as exc:
+        raise InvalidArticle(str(exc)) from None
+    scanned = doc.scanned_pages
+    if not doc.body.strip():
+        what = f"all {doc.pages} pages are images" if scanned else "no text on any page"
+        raise InvalidArticle(
+            f"no text layer ({what}: a scan?); run OCR on it (e.g. ocrmypdf) and ingest again"
+        )
+    meta: dict[str, Any] = {"summary": doc.summary, "tags": doc.tags}
+    if doc.title:
+        meta["title"] = doc.title
+    meta.update(_sidecar(path))
+    warnings: list[str] = []
+    if scanned:
+        pages = ", ".join(map(str, scanned))
+        warnings.append(
+            f"{len(scanned)} of {doc.pages} pages have no text layer (page {pages}: scanned?); "
+            "they are not searchable until the file is OCRed"
+        )
+    return SourceDoc(meta, doc.body, converted=True, warnings=tuple(warnings))
+
+
+def _sidecar(path: Path) -> dict[str, Any]:
+    """Front-matter keys from `<file>.yaml` beside a file that cannot carry its own."""
+    side = path.with_name(path.name + ".yaml")
+    if not side.is_file():
+        return {}
+    try:
+        meta = yaml.safe_load(side.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError, OSError) as exc:
+        raise InvalidArticle(f"{side.name}: unreadable metadata ({exc})") from None
+    if not isinstance(meta, dict):
+        raise InvalidArticle(f"{side.name}: expected 'key: value' lines")
+    return {str(k): v for k, v in meta.items()}
 
 
 LOADERS: dict[str, Loader] = {
@@ -481,13 +520,18 @@ def load_corpus(
     for src in kept:
         warnings: list[str] = []
         folder = src.rel.parent.as_posix() if src.rel.parent.name else ""
-        body = normalise(
-            src.doc.body,
-            index,
-            folder=folder,
-            self_slug=src.slug,
-            warnings=warnings,
-            mdx=src.doc.mdx,
+        warnings.extend(src.doc.warnings)
+        body = (
+            src.doc.body
+            if src.doc.converted
+            else normalise(
+                src.doc.body,
+                index,
+                folder=folder,
+                self_slug=src.slug,
+                warnings=warnings,
+                mdx=src.doc.mdx,
+            )
         )
         result.warnings.extend(LoadError(src.shown, w) for w in warnings)
         try:

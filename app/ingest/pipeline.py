@@ -218,6 +218,7 @@ def chunks_for(
             text=draft.text,
             breadcrumb=draft.breadcrumb,
             kind=draft.kind,
+            page=draft.page,
             embedding=vector,
             audience=article.audience,
             locale=article.locale,
@@ -270,8 +271,8 @@ async def _unchanged(
     if old is None or old.content_hash != article.content_hash or old.status != article.status:
         return False
     existing = await store.chunks.for_article(article.id)
-    return [(c.text, c.breadcrumb, c.kind) for c in existing] == [
-        (d.text, d.breadcrumb, d.kind) for d in drafts
+    return [(c.text, c.breadcrumb, c.kind, c.page) for c in existing] == [
+        (d.text, d.breadcrumb, d.kind, d.page) for d in drafts
     ] and all(len(c.embedding) == dims for c in existing)
 
 

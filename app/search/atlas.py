@@ -148,6 +148,7 @@ def dense_chunks_pipeline(
                 "chunkIndex": 1,
                 "text": 1,
                 "breadcrumb": 1,
+                "page": 1,
                 "title": 1,
                 "audience": 1,
                 "locale": 1,
@@ -263,6 +264,7 @@ def bm25_articles_pipeline(
                             "chunkIndex": 1,
                             "text": 1,
                             "breadcrumb": 1,
+                            "page": 1,
                             "title": 1,
                             "audience": 1,
                             "locale": 1,
@@ -324,7 +326,13 @@ def chunk_hit(doc: Mapping[str, Any]) -> Hit:
         score=float(doc.get("score", 0.0)),
         audience=str(doc.get("audience", "all")),
         locale=str(doc.get("locale", "en")),
+        page=_page(doc),
     )
+
+
+def _page(chunk: Mapping[str, Any]) -> int | None:
+    page = chunk.get("page")
+    return page if isinstance(page, int) and not isinstance(page, bool) else None
 
 
 def article_hit(doc: Mapping[str, Any], query: str) -> Hit | None:
@@ -341,6 +349,7 @@ def article_hit(doc: Mapping[str, Any], query: str) -> Hit | None:
         score=float(doc.get("score", 0.0)),
         audience=str(chunk.get("audience", doc.get("audience", "all"))),
         locale=str(chunk.get("locale", doc.get("locale", "en"))),
+        page=_page(chunk),
     )
 
 

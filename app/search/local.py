@@ -326,6 +326,7 @@ class LocalSearch:
             score=score,
             audience=c.audience,
             locale=c.locale,
+            page=c.page,
             vector=(
                 tuple(self._snap.chunk_vecs[self._snap.chunk_pos[row]].tolist())
                 if self._snap.chunk_usable[row]

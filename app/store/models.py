@@ -109,6 +109,7 @@ class Chunk(Model):
     text: str
     breadcrumb: str
     kind: ChunkKind = "prose"
+    page: int | None = None  # the PDF page the chunk's text starts on (citations link to it)
     embedding: list[float] = Field(default_factory=list)
     audience: Audience = "all"
     locale: str = "en"

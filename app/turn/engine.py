@@ -645,10 +645,13 @@ def _citation_meta(
                 hit.audience if hit else "all",
                 link_key(services.settings),
                 plan,
+                page=hit.page if hit else None,
             )
             if c.get("kind") == "doc"
             else None
         )
+        if hit is not None and hit.page is not None:
+            entry["page"] = hit.page
         out.append(entry)
     return out
 

@@ -46,7 +46,7 @@ import anthropic
 import httpx2
 
 from app.providers import budget
-from app.providers.budget import CircuitBreaker, Retryable, RetryPolicy
+from app.providers.budget import CircuitBreaker, Retryable, RetryPolicy, retry_after_seconds
 from app.providers.chat.base import (
     ChatMessage,
     GenerationReply,
@@ -112,23 +112,6 @@ def _error_message(body: object, fallback: str) -> str:
         if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
             return str(inner["message"])
     return fallback
-
-
-def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
-    """`retry-after-ms`, else `retry-after` in seconds (the API sends both forms)."""
-    if not headers:
-        return None
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        raw = headers.get(name)
-        if raw is None:
-            continue
-        try:
-            value = float(raw) * scale
-        except ValueError:
-            continue
-        if value >= 0:
-            return value
-    return None
 
 
 def classify(exc: BaseException) -> Retryable:
