@@ -222,7 +222,7 @@ def _tags(value: Any) -> list[str]:
     for tag in value:
         if isinstance(tag, (dict, list)):
             raise InvalidArticle("tags must be a list of words, not nested values")
-        # lowercased as queries are: Atlas indexes tags with `lucene.keyword` (case-sensitive)
+        # lowercased, as every other place a tag is compared sees it (search uses analysed tokens)
         text = unicodedata.normalize("NFKC", str(tag)).strip().lower()
         if text and text not in tags:
             tags.append(text)

@@ -6,9 +6,10 @@ the article's content hash is the commit marker, so if the second write fails, t
 a stale hash and redoes the article.
 
 An article is unchanged (skipped) when its stored hash matches and its stored chunks are exactly
-what the chunker produces now, embedded at the current embedder's width. Comparing chunk texts
-also catches changes to `max_chunk_size`/`chunk_overlap` or to the chunker itself. A switch to a
-different embedder of the same width is not detectable: pass `force=True` after one.
+what the chunker produces now, embedded at the current embedder's width, and its stored
+`searchTerms` come from the current analyzer. Comparing chunk texts also catches changes to
+`max_chunk_size`/`chunk_overlap` or to the chunker itself. A switch to a different embedder of
+the same width is not detectable: pass `force=True` after one.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from app.ingest.loaders import LoadError, finalize, load_corpus
 from app.ingest.review import injection_phrases
 from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
+from app.search.analyzer import ANALYZER_VERSION
 from app.store import Store
 from app.store.models import Article, Chunk, Ticket
 from tuning import TUNING, Tuning
@@ -270,6 +272,8 @@ async def _unchanged(
 ) -> bool:
     if old is None or old.content_hash != article.content_hash or old.status != article.status:
         return False
+    if old.search_terms is None or old.search_terms.version != ANALYZER_VERSION:
+        return False  # stored before this analyzer: Atlas would search stale tokens
     existing = await store.chunks.for_article(article.id)
     return [(c.text, c.breadcrumb, c.kind, c.page) for c in existing] == [
         (d.text, d.breadcrumb, d.kind, d.page) for d in drafts
