@@ -335,6 +335,19 @@ async def test_max_tokens_is_renamed_when_the_model_wants_max_completion_tokens(
     assert "max_tokens" in fake.bodies[0] and "max_completion_tokens" in fake.bodies[1]
 
 
+async def test_a_model_that_takes_only_the_default_temperature_gets_none(
+    fake: FakeOpenAI,
+) -> None:
+    msg = "Unsupported value: 'temperature' does not support 0 with this model."
+    fake.add(Error(400, msg, code="unsupported_value"))
+    model = adapter(fake)
+    reply = await model.complete_json("condense", condense_messages(), CONDENSE_SCHEMA)
+    again = await model.complete_json("condense", condense_messages(), CONDENSE_SCHEMA)
+    await model.aclose()
+    assert reply.data["intent"] == again.data["intent"] == "order_status"
+    assert [("temperature" in b) for b in fake.bodies] == [True, False, False]
+
+
 async def test_one_pooled_connection_serves_consecutive_calls(fake: FakeOpenAI) -> None:
     fake.add(Text("one"), Text("two"))
     model = adapter(fake)

@@ -24,7 +24,8 @@ no vendor SDK, so what is sent is exactly the documented wire format and nothing
   fails, one corrective call, then a `ProviderError` (the caller falls back offline; the caller
   also clamps every field: a schema is not a check).
 - **Other dialect differences** learnt the same way, from the server's 400: `stream_options`
-  dropped when unknown, `max_tokens` renamed `max_completion_tokens` when the model wants that.
+  dropped when unknown, `max_tokens` renamed `max_completion_tokens` when the model wants that,
+  `temperature: 0` (JSON calls) dropped for models that take only the default.
 - **Usage**: `prompt_tokens` (minus `prompt_tokens_details.cached_tokens`, counted as cache
   reads), `completion_tokens`. A server that reports none is billed an estimate (3 characters a
   token, on the high side for a spend cap) and the estimate is counted in `/readyz`. No cache
@@ -401,6 +402,7 @@ class OpenAIChatModel:
         # request dialect, adjusted when the server rejects a field (see `_adapt`)
         self.stream_usage = True
         self.max_tokens_field = "max_tokens"
+        self.send_temperature = True  # 0 for JSON; some reasoning models accept only the default
         self.estimated_usage_calls = 0
         self._facts()
         headers = {"Accept": "application/json"}
@@ -416,6 +418,7 @@ class OpenAIChatModel:
             jsonMode=self.json_mode,
             streamUsage=self.stream_usage,
             maxTokensField=self.max_tokens_field,
+            temperature=self.send_temperature,
             estimatedUsageCalls=self.estimated_usage_calls,
         )
 
@@ -478,6 +481,11 @@ class OpenAIChatModel:
         if "stream_options" in params and "stream_options" in said:
             self.stream_usage = False
             params.pop("stream_options")
+            self._facts()
+            return True
+        if "temperature" in params and "temperature" in said:  # reasoning models: default only
+            self.send_temperature = False
+            params.pop("temperature")
             self._facts()
             return True
         if "max_tokens" in params and "max_completion_tokens" in said:
@@ -575,13 +583,14 @@ class OpenAIChatModel:
             "model": self.model,
             "messages": [{"role": "system", "content": system}, *messages],
             self.max_tokens_field: JSON_MAX_TOKENS,
-            "temperature": 0,
         }
+        if self.send_temperature:
+            params["temperature"] = 0
         if mode == "json_schema":
             params["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {
-                    "name": "condensation",
+                    "name": "output",
                     "schema": dict(schema),
                     "strict": strict_compatible(schema),
                 },
