@@ -9,8 +9,8 @@ that it called there too — e.g. a change of analyzer. Both are built on the sa
 (`synthetic.make_corpus`, as `make bench` section 1), twice each, alternately; then every query
 runs on both, the order alternating query by query, so a burst of background load on a shared
 machine hits both alike. Prints build time, `bm25_articles` and whole-`retrieve()` latency
-(p50/p95) for each, their ratio, how many BM25 article rankings are identical, and the load
-average before and after.
+(p50/p95; wall clock and this process's CPU time) for each, their ratio, how many BM25 article
+rankings are identical, and the load average before and after.
 """
 
 from __future__ import annotations
@@ -35,6 +35,9 @@ from scripts.benchmarks.synthetic import PrecomputedEmbedder, make_corpus
 from tuning import TUNING
 
 WARMUP = 3
+# wall-clock latency, and this process's CPU time (what the other jobs of a shared machine move
+# least: a loaded machine stretches wall time for both sides, CPU time much less)
+STAGES = ("bm25_articles", "retrieve", "bm25_articles.cpu", "retrieve.cpu")
 
 
 def load_baseline(checkout: Path) -> Any:
@@ -63,25 +66,25 @@ async def compare(baseline: Any, n_chunks: int, n_queries: int) -> dict[str, Any
         searches[name] = classes[name](corpus.articles, corpus.chunks, corpus.tickets)
         builds[name].append(time.perf_counter() - t0)
     samples: dict[tuple[str, str], list[float]] = {
-        (name, stage): [] for name in classes for stage in ("bm25_articles", "retrieve")
+        (name, stage): [] for name in classes for stage in STAGES
     }
     identical = 0
     for i, q in enumerate(corpus.queries):
         ranked: dict[str, list[str]] = {}
         for name in ("baseline", "this") if i % 2 else ("this", "baseline"):
             search = searches[name]
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             hits = await search.bm25_articles(q.text, filt, TUNING.keyword_limit)
-            t1 = time.perf_counter()
+            c1, t1 = time.process_time(), time.perf_counter()
             await retrieve(
                 q.text, q.text, "pro", "en",
                 backend=search, embedder=embedder, reranker=reranker, tuning=TUNING,
             )  # fmt: skip
-            t2 = time.perf_counter()
+            c2, t2 = time.process_time(), time.perf_counter()
             ranked[name] = [h.doc_id for h in hits]
             if i >= WARMUP:
-                samples[(name, "bm25_articles")].append(t1 - t0)
-                samples[(name, "retrieve")].append(t2 - t1)
+                for stage, value in zip(STAGES, (t1 - t0, t2 - t1, c1 - c0, c2 - c1), strict=True):
+                    samples[(name, stage)].append(value)
         identical += ranked["baseline"] == ranked["this"]
     return {
         "chunks": n_chunks,
@@ -96,7 +99,7 @@ async def compare(baseline: Any, n_chunks: int, n_queries: int) -> dict[str, Any
 def render(result: dict[str, Any], load_before: Sequence[float]) -> list[str]:
     lat = result["latency"]
     rows = []
-    for stage in ("bm25_articles", "retrieve"):
+    for stage in STAGES:
         base, this = lat[f"baseline.{stage}"], lat[f"this.{stage}"]
         rows.append(
             [
