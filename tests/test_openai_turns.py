@@ -161,3 +161,29 @@ def test_a_bad_key_shows_in_readyz(api: Api, server: FakeOpenAI) -> None:
     assert body["degraded"] == ["chat"]
     assert "invalid_api_key" in body["providers"]["chat"]["configError"]
     assert "HTTP 401" in body["providers"]["chat"]["configError"]
+
+
+def test_summaries_are_written_by_the_server_and_metered(api: Api, fake: FakeOpenAI) -> None:
+    from app.turn import engine
+
+    h = api.session("cus_castellan")
+    conv = api.conversation(h)
+    for i in range(8):  # enough turns that some have left the verbatim window
+        api.send(h, conv, f"Question number {i} about the room panel?")
+    fake.reset()
+    fake.add(Text("The customer asked about the room panel."))
+    spend = api.services.store.spend
+    before = api.run(spend.counters_today)
+
+    async def summarize_now() -> None:
+        await api.services.store.conversations.update(conv, {"summarized_through_seq": 0})
+        await engine._summarize(api.services, conv)
+
+    api.run(summarize_now)
+    stored = api.run(api.services.store.conversations.get, conv)
+    assert stored is not None
+    assert stored.summary.startswith("The customer asked about")
+    (body,) = fake.bodies
+    assert "stream" not in body and "<transcript>" in body["messages"][1]["content"]
+    after = api.run(spend.counters_today)
+    assert after["calls"] - before["calls"] == 1 and after["outputTokens"] > before["outputTokens"]
