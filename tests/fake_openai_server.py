@@ -494,7 +494,8 @@ def _error(
     headers: Mapping[str, str] | None = None,
 ) -> web.Response:
     body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
-    return web.json_response(body, status=status, headers=dict(headers or {}))
+    headers = {"x-request-id": "req_fake0123", **(headers or {})}
+    return web.json_response(body, status=status, headers=headers)
 
 
 def main(argv: list[str] | None = None) -> None:

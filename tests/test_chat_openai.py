@@ -18,9 +18,11 @@ from app.providers.chat import build_chat_model
 from app.providers.chat.base import ChatMessage, StreamDone, TextDelta
 from app.providers.chat.openai import (
     OpenAIChatModel,
+    ThinkStripper,
     function_tools,
     parse_json_object,
     strict_compatible,
+    strip_thinking,
 )
 from app.providers.chat.pricing import UNKNOWN_PRICE
 from app.providers.errors import ProviderConfigError, ProviderError
@@ -194,6 +196,49 @@ async def test_stop_reasons_reach_the_caller(fake: FakeOpenAI, item: Any, stop: 
     await model.aclose()
     assert isinstance(streamed, StreamDone)
     assert streamed.reply.stop_reason == plain.stop_reason == stop
+
+
+async def test_a_leading_thinking_block_is_never_shown(fake: FakeOpenAI) -> None:
+    """Reasoning models behind servers without a reasoning parser think inside `content`."""
+    thought = "<think>The customer wants the AUTH_302 fix; passage 1 has it.</think>\n\n"
+    fake.add(Text(thought + "Upload the new certificate [1].", split=7))
+    fake.add(Text(thought + "Upload the new certificate [1]."))
+    model = adapter(fake)
+    events = [e async for e in model.stream(build_request(question="q", passages=[AUTH_302]))]
+    plain = await model.generate(build_request(question="q", passages=[AUTH_302]))
+    await model.aclose()
+    shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert shown == plain.text == "Upload the new certificate [1]."
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("<think>a</think>b", "b"),
+        ("  <think>\nplan\n</think>\n\nAnswer.", "Answer."),
+        ("<b>Bold</b> answer", "<b>Bold</b> answer"),
+        ("<thin", "<thin"),  # only looked like the tag's start
+        ("<think>never closed", ""),
+        ("Answer. <think>not leading</think>", "Answer. <think>not leading</think>"),
+    ],
+)
+def test_only_a_leading_thinking_block_is_stripped(text: str, shown: str) -> None:
+    assert strip_thinking(text) == shown
+    stripper = ThinkStripper()  # the same, one character at a time
+    assert "".join(stripper.feed(c) for c in text) + stripper.finish() == shown
+
+
+async def test_tool_runner_failures_are_not_provider_failures(fake: FakeOpenAI) -> None:
+    fake.add(Tools([("lookupOrder", {"orderRef": "ORD-1042"})]))
+
+    async def store_down(name: str, args: dict[str, Any]) -> Any:
+        raise ConnectionError("store unreachable")
+
+    model = adapter(fake)
+    with pytest.raises(ConnectionError):
+        await model.generate(signed_in(tools=store_down))
+    await model.aclose()
+    assert not model.health.failures
 
 
 # --------------------------------------------------------------------------- JSON output
@@ -408,6 +453,8 @@ async def test_failures_become_typed_provider_errors_after_production_retries(
     await model.aclose()
     if kind is not None:
         assert caught.value.kind == kind  # type: ignore[attr-defined]
+    if isinstance(items[0], Error):
+        assert "req_fake0123" in str(caught.value)  # the server's request id, for its logs
     assert len(fake.bodies) == requests
     assert model.health.failures
 

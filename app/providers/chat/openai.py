@@ -134,6 +134,9 @@ def classify(exc: BaseException) -> Retryable:
         status = exc.status
         name = code or kind or f"http_{status}"  # OpenAI's code is the more precise of the two
         where = "mid-stream" if exc.in_stream else f"HTTP {status}"
+        request_id = exc.headers.get("x-request-id")
+        if request_id:
+            where += f", {request_id}"
         text = f"openai-compatible server {name} ({where}): {message}"
         if status == 404 or code == "model_not_found":
             return Retryable(
@@ -274,6 +277,57 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+
+
+@dataclass
+class ThinkStripper:
+    """Drops a leading `<think>…</think>` block from streamed text: reasoning models served by
+    Ollama, llama.cpp or vLLM without a reasoning parser put their thinking in `content`, and a
+    customer must never see it. Text is held back only while it could still be that block."""
+
+    state: Literal["start", "inside", "after", "pass"] = "start"
+    held: str = ""
+
+    def feed(self, piece: str) -> str:
+        if self.state == "pass":
+            return piece
+        if self.state == "after":  # the blank lines between the block and the answer
+            piece = piece.lstrip()
+            if piece:
+                self.state = "pass"
+            return piece
+        self.held += piece
+        if self.state == "start":
+            lead = self.held.lstrip()
+            if lead.startswith(THINK_OPEN):
+                self.state = "inside"
+            elif THINK_OPEN.startswith(lead):
+                return ""  # still possibly the opening tag
+            else:
+                self.state = "pass"
+                out, self.held = self.held, ""
+                return out
+        end = self.held.find(THINK_CLOSE)
+        if end < 0:
+            return ""
+        rest, self.held = self.held[end + len(THINK_CLOSE) :], ""
+        self.state = "after"
+        return self.feed(rest)
+
+    def finish(self) -> str:
+        """What is still held at the end: text that only looked like a tag's start; an
+        unclosed thinking block is dropped whole."""
+        out = self.held if self.state == "start" else ""
+        self.held = ""
+        return out
+
+
+def strip_thinking(text: str) -> str:
+    stripper = ThinkStripper()
+    return stripper.feed(text) + stripper.finish()
+
+
 @dataclass
 class _Round:
     """What one API call produced, streamed or not."""
@@ -283,6 +337,18 @@ class _Round:
     finish: str | None = None
     usage: Usage | None = None
     calls: dict[int, dict[str, str]] = field(default_factory=dict)  # index → id, name, arguments
+    thinking: ThinkStripper = field(default_factory=ThinkStripper)
+
+    def feed(self, piece: str) -> str:
+        """Add streamed content; returns what may be shown (never a thinking block)."""
+        shown = self.thinking.feed(piece)
+        self.text += shown
+        return shown
+
+    def flush(self) -> str:
+        shown = self.thinking.finish()
+        self.text += shown
+        return shown
 
     def add_tool_fragment(self, position: int, fragment: Mapping[str, Any]) -> None:
         index = fragment.get("index")
@@ -337,10 +403,10 @@ def _message_round(payload: object) -> _Round:
         raise ProviderError("openai-compatible server returned no message", "bad_response")
     out = _Round(usage=usage_from(payload.get("usage")))
     content = message.get("content")
+    if isinstance(content, list):  # content parts
+        content = "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
     if isinstance(content, str):
-        out.text = content
-    elif isinstance(content, list):  # content parts
-        out.text = "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+        out.text = strip_thinking(content)
     if isinstance(message.get("refusal"), str):
         out.refusal = message["refusal"]
     for position, call in enumerate(message.get("tool_calls") or []):
@@ -730,6 +796,9 @@ class OpenAIChatModel:
                             for piece in _apply_chunk(state, data, response.headers):
                                 yielded = True
                                 yield piece
+                        if rest := state.flush():
+                            yielded = True
+                            yield rest
                 finally:
                     await response.aclose()
                 if state.finish is None and not state.calls and not state.text:
@@ -902,9 +971,8 @@ def _apply_chunk(state: _Round, data: str, headers: Mapping[str, str]) -> Iterat
         delta = choice.get("delta") or {}
         if isinstance(delta, Mapping):
             piece = delta.get("content")
-            if isinstance(piece, str) and piece:
-                state.text += piece
-                yield piece
+            if isinstance(piece, str) and piece and (shown := state.feed(piece)):
+                yield shown
             if isinstance(delta.get("refusal"), str):
                 state.refusal += delta["refusal"]
             for position, fragment in enumerate(delta.get("tool_calls") or []):
