@@ -39,6 +39,8 @@ def create_app(
             f"(or are under 16 characters). Set them in the environment or .env, or run the "
             f"local demo with DEMO=1 (`make run` does)."
         )
+    if problems := settings.llm_problems():
+        raise Misconfigured(f"refusing to start: {'; '.join(problems)}.")
     store = None if services else _claim_store(settings)
 
     @asynccontextmanager

@@ -9,7 +9,14 @@ from typing import Any
 
 from pymongo import DeleteMany, ReplaceOne, ReturnDocument
 
-from app.store.models import Article, Chunk, Ticket
+from app.search.analyzer import search_term_fields
+from app.store.models import Article, Chunk, SearchTerms, Ticket
+
+
+def with_search_terms(article: Article) -> Article:
+    """The article with `searchTerms` computed from its title, tags and body (never stale)."""
+    terms = search_term_fields(article.title, article.tags, article.body)
+    return article.model_copy(update={"search_terms": SearchTerms.model_validate(terms)})
 
 
 class ArticleRepo:
@@ -21,7 +28,10 @@ class ArticleRepo:
         return Article.from_doc(doc) if doc else None
 
     async def upsert(self, article: Article) -> None:
-        await self._c.replace_one({"_id": article.id}, article.to_doc(), upsert=True)
+        """Write the article with its `searchTerms` analysed from this very content."""
+        await self._c.replace_one(
+            {"_id": article.id}, with_search_terms(article).to_doc(), upsert=True
+        )
 
     async def list(self, filter: dict[str, Any] | None = None) -> list[Article]:
         docs = await self._c.find(filter or {}).sort("_id", 1).to_list()

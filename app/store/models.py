@@ -82,6 +82,16 @@ class Order(Model):
     tracking: str | None = None
 
 
+class SearchTerms(Model):
+    """An article's analysed text as stored for the lexical ranker (`app/search/analyzer.py`):
+    written by `ArticleRepo.upsert`, indexed by Atlas with `lucene.whitespace`."""
+
+    version: str = ""
+    title: str = ""
+    tags: str = ""
+    body: str = ""
+
+
 class Article(Model):
     id: str = Field(alias="_id")  # the slug: a natural key that survives re-ingestion
     slug: str
@@ -100,6 +110,7 @@ class Article(Model):
     reviewed_by: str | None = None  # who approved the flagged content, or unpublished it
     reviewed_at: datetime | None = None
     approved_hash: str | None = None  # the content a person approved; a change needs a new look
+    search_terms: SearchTerms | None = None  # as stored; None on an article not yet written
 
 
 class Chunk(Model):
@@ -109,6 +120,7 @@ class Chunk(Model):
     text: str
     breadcrumb: str
     kind: ChunkKind = "prose"
+    page: int | None = None  # the PDF page the chunk's text starts on (citations link to it)
     embedding: list[float] = Field(default_factory=list)
     audience: Audience = "all"
     locale: str = "en"
