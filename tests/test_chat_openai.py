@@ -34,6 +34,7 @@ from app.turn.tools import TOOL_SPECS
 from tests.fake_openai_server import (
     API_KEY,
     MODEL,
+    Drop,
     Error,
     FakeOpenAI,
     Hang,
@@ -498,6 +499,24 @@ async def test_an_error_event_mid_stream_is_reported_by_its_type(fake: FakeOpenA
     await model.aclose()
     assert caught.value.kind == "server_error" and "mid-stream" in str(caught.value)
     assert shown and len(fake.bodies) == 1  # text was shown: not retried
+
+
+@pytest.mark.parametrize(("clean", "kind"), [(False, "connection"), (True, "bad_response")])
+async def test_a_stream_cut_off_mid_answer_is_an_error(
+    fake: FakeOpenAI, clean: bool, kind: str
+) -> None:
+    """Lost connection, or a response that ends without `finish_reason` or `[DONE]`: what was
+    shown is half an answer, and the caller must know (it falls back and says so)."""
+    fake.add(Drop("The first half of an answer", clean=clean))
+    model = adapter(fake)
+    shown: list[Any] = []
+    with budget.deadline(30), pytest.raises(ProviderError) as caught:
+        async for e in model.stream(build_request(question="q")):
+            shown.append(e)
+    await model.aclose()
+    assert caught.value.kind == kind, caught.value
+    assert "".join(e.text for e in shown) == "The first half of an answer"
+    assert len(fake.bodies) == 1  # text was shown: not retried
 
 
 async def test_a_hung_server_ends_at_the_deadline(fake: FakeOpenAI) -> None:
