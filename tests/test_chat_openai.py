@@ -440,6 +440,25 @@ def test_cost_uses_the_configured_prices_and_says_when_unknown() -> None:
         ([Error(401, code="invalid_api_key")], ProviderConfigError, "invalid_api_key", 1),
         ([Error(403, type="permission_error")], ProviderConfigError, "permission_error", 1),
         ([Error(429, code="insufficient_quota")], ProviderConfigError, "insufficient_quota", 1),
+        # Ollama's and vLLM's error bodies for an unknown model
+        (
+            [Raw('{"error": "model \'llama9\' not found, try pulling it first"}', status=404)],
+            ProviderConfigError,
+            "http_404",
+            1,
+        ),
+        (
+            [
+                Raw(
+                    '{"object": "error", "message": "The model `x` does not exist.", '
+                    '"type": "NotFoundError", "param": null, "code": 404}',
+                    status=404,
+                )
+            ],
+            ProviderConfigError,
+            "NotFoundError",
+            1,
+        ),
         ([Raw("<html>not json</html>", content_type="text/html")], ProviderError, None, 1),
         ([Raw('{"id": "x", "choices": []}')], ProviderError, "bad_response", 1),
     ],

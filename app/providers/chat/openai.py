@@ -117,8 +117,8 @@ def _error_fields(body: object) -> tuple[str, str | None, str | None]:
             code = inner.get("code")
             return (
                 str(message),
-                str(kind) if isinstance(kind, str) else None,
-                str(code) if isinstance(code, str | int) else None,
+                kind if isinstance(kind, str) and kind else None,
+                code if isinstance(code, str) and code and not code.isdigit() else None,
             )
     if isinstance(body, str) and body.strip():
         return body.strip()[:300], None, None
