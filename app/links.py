@@ -12,9 +12,13 @@ def link_key(settings: Settings) -> str:
     return view_key(settings.session_secret.get_secret_value(), own)
 
 
-def article_url(slug: str, audience: str, key: str, plan: str | None = None) -> str:
-    """`/help/<slug>`, plus `?v=<token>` unless the article is for every audience. The token is
-    bound to the slug and to the viewer's plan (default: the lowest plan the audience allows)."""
+def article_url(
+    slug: str, audience: str, key: str, plan: str | None = None, *, page: int | None = None
+) -> str:
+    """`/help/<slug>`, plus `?v=<token>` unless the article is for every audience, plus
+    `#page=N` for a passage from a PDF's page N. The token is bound to the slug and to the
+    viewer's plan (default: the lowest plan the audience allows)."""
+    anchor = f"#page={page}" if page is not None else ""
     if audience == "all":
-        return f"/help/{slug}"
-    return f"/help/{slug}?v={article_view_token(slug, plan or audience, key)}"
+        return f"/help/{slug}{anchor}"
+    return f"/help/{slug}?v={article_view_token(slug, plan or audience, key)}{anchor}"

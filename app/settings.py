@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -50,7 +51,7 @@ class Settings(BaseSettings):
     cross_encoder_model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"
     voyage_rerank_model: str = "rerank-2.5-lite"
 
-    llm: Literal["offline", "anthropic"] = "offline"
+    llm: Literal["offline", "anthropic", "openai"] = "offline"
     anthropic_api_key: SecretStr | None = None
     anthropic_model: str = "claude-sonnet-4-6"
     anthropic_timeout_seconds: float = Field(
@@ -70,6 +71,39 @@ class Settings(BaseSettings):
     )
     llm_price_input_per_mtok_usd: float = 3.0
     llm_price_output_per_mtok_usd: float = 15.0
+
+    openai_base_url: str = Field(
+        default="https://api.openai.com/v1",
+        description="LLM=openai: any server speaking OpenAI's Chat Completions protocol, up to "
+        "and including its version segment (Ollama http://localhost:11434/v1, vLLM "
+        "http://host:8000/v1, llama.cpp http://host:8080/v1).",
+    )
+    openai_api_key: SecretStr | None = Field(
+        default=None,
+        description="Bearer key; required for api.openai.com, optional for a self-hosted server.",
+    )
+    openai_model: str | None = Field(
+        default=None, description="LLM=openai: the model name the server knows (required)."
+    )
+    openai_timeout_seconds: float = Field(
+        default=30.0, gt=0, description="Cap on one HTTP call; stages have budgets in tuning.py."
+    )
+    openai_json_mode: Literal["json_schema", "json_object", "prompt"] = Field(
+        default="json_schema",
+        description="How condensation asks for JSON: response_format json_schema, json_object, "
+        "or instructions only. A server that rejects one is asked with the next.",
+    )
+    openai_price_input_per_mtok_usd: float | None = Field(
+        default=None,
+        ge=0,
+        description="USD per million input tokens of OPENAI_MODEL, for the daily spend cap. "
+        "Unset = unknown: tokens are counted but cost nothing (and /readyz says so); 0 for "
+        "a self-hosted model.",
+    )
+    openai_price_output_per_mtok_usd: float | None = Field(default=None, ge=0)
+    openai_price_cached_input_per_mtok_usd: float | None = Field(
+        default=None, ge=0, description="Unset = the input price (no cache discount assumed)."
+    )
 
     identity_secret: SecretStr = SecretStr(DEFAULT_IDENTITY_SECRET)
     session_secret: SecretStr = SecretStr(DEFAULT_SESSION_SECRET)
@@ -191,6 +225,29 @@ class Settings(BaseSettings):
             digest = hashlib.sha256(str(folder).encode()).hexdigest()[:8]
             self.data_dir = self.data_dir / f"docs-{name}-{digest}"
         return self
+
+    def llm_problems(self) -> list[str]:
+        """Why the configured language model cannot work as set (each a sentence); the server
+        refuses to start with these instead of answering offline without saying why."""
+        if self.llm != "openai":
+            return []
+        problems = []
+        url = urlsplit(self.openai_base_url.strip())
+        if url.scheme not in ("http", "https") or not url.hostname:
+            problems.append(
+                f"OPENAI_BASE_URL={self.openai_base_url!r} is not an http(s) URL "
+                "(e.g. https://api.openai.com/v1 or http://localhost:11434/v1)"
+            )
+        elif url.path.rstrip("/").endswith(("/chat/completions", "/completions")):
+            base = self.openai_base_url.rstrip("/").rsplit("/chat/completions", 1)[0]
+            problems.append(f"OPENAI_BASE_URL must be the API base, not the endpoint: use {base!r}")
+        if not (self.openai_model or "").strip():
+            problems.append("LLM=openai needs OPENAI_MODEL (the model name the server knows)")
+        if url.hostname == "api.openai.com" and not self.openai_api_key:
+            problems.append("OPENAI_API_KEY is required for api.openai.com")
+        if url.username or url.password:
+            problems.append("OPENAI_BASE_URL must not carry credentials: use OPENAI_API_KEY")
+        return problems
 
     @property
     def docs_only(self) -> bool:

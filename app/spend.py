@@ -9,22 +9,21 @@ from typing import Any
 
 from app.providers import budget
 from app.providers.chat.base import ChatMessage, ChatModel, Usage
+from app.providers.chat.pricing import prices_for
 from app.settings import Settings
 from app.store import Store
 from tuning import Tuning
 
-# Anthropic bills cache reads at ~0.1x the input price and cache writes at ~1.25x.
-CACHE_READ_PRICE = 0.1
-CACHE_WRITE_PRICE = 1.25
-
 
 def usage_cost_usd(usage: Usage, settings: Settings) -> float:
-    per_input = settings.llm_price_input_per_mtok_usd
+    prices = prices_for(settings)
+    if prices is None:
+        return 0.0
     return (
-        usage.input * per_input
-        + usage.cache_read * per_input * CACHE_READ_PRICE
-        + usage.cache_write * per_input * CACHE_WRITE_PRICE
-        + usage.output * settings.llm_price_output_per_mtok_usd
+        usage.input * prices.input
+        + usage.cache_read * prices.cache_read
+        + usage.cache_write * prices.cache_write
+        + usage.output * prices.output
     ) / 1_000_000
 
 
@@ -41,10 +40,12 @@ async def add_usage(store: Store, settings: Settings, usage: Usage) -> None:
 
 
 async def record_spend(store: Store, settings: Settings, answer: Any) -> None:
-    """Bill a generated answer's tokens when a paid model wrote it."""
+    """Bill a generated answer's tokens when a language model wrote it (the offline provider
+    reports none)."""
     usage = getattr(answer, "usage", None)
-    model = str(getattr(answer, "model", ""))
-    if isinstance(usage, Usage) and model.startswith("anthropic"):
+    if isinstance(usage, Usage) and (
+        usage.calls or usage.input or usage.output or usage.cache_read or usage.cache_write
+    ):
         await add_usage(store, settings, usage)
 
 

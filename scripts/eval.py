@@ -2,14 +2,17 @@
 
     python -m scripts.eval [--corpus CORPUS.jsonl] [--cases CASES.jsonl ...] [--out REPORT.json]
                            [--reranker NAME] [--limit N] [--split tune|report]
+                           [--llm offline|anthropic|openai]
 
 Without --corpus the seed corpus (seed/) is loaded into a fresh embedded store, as `make run`
 does; with it, the JSONL corpus (DESIGN 11) is ingested into a fresh embedded store (articles
 chunked and embedded, tickets embedded) and indexed. Without --cases the project's own cases
 (seed/eval/cases.jsonl) are used; several files are run in order, and --limit N keeps the first
 N cases of them all. --reranker overrides the RERANKER setting. The embedder is the configured
-one (EMBEDDER, default the local MiniLM); the LLM is always the offline provider and the store
-always a fresh embedded one, whatever MONGODB_URI says.
+one (EMBEDDER, default the local MiniLM); the LLM is the offline provider unless --llm names
+another (configured by its usual settings, e.g. OPENAI_BASE_URL/OPENAI_MODEL: `python -m
+tests.fake_openai_server` serves a fake one on 127.0.0.1), and the store is always a fresh
+embedded one, whatever MONGODB_URI says.
 
 The report's keys and their exact definitions are in `scripts/evaluation/report.py`.
 """
@@ -29,13 +32,20 @@ from typing import Any
 
 from scripts.evaluation.data import SPLITS, EvalDataError, load_cases
 from scripts.evaluation.report import build_report, render
-from scripts.evaluation.runner import eval_settings, prepare, run_cases, stderr_progress
+from scripts.evaluation.runner import (
+    Observation,
+    eval_settings,
+    prepare,
+    run_cases,
+    stderr_progress,
+)
 from tuning import TUNING, Tuning
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CASES = ROOT / "seed" / "eval" / "cases.jsonl"
 DEFAULT_OUT = ROOT / "reports" / "eval.json"
 RERANKERS = ("offline", "cross-encoder", "voyage")
+LLMS = ("offline", "anthropic", "openai")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -55,11 +65,25 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--reranker", choices=RERANKERS, default=None, help="override RERANKER")
     parser.add_argument("--limit", type=int, default=None, help="run only the first N cases")
     parser.add_argument(
+        "--llm",
+        choices=LLMS,
+        default="offline",
+        help="language model for condensing and answering (default offline; others use their "
+        "settings from the environment, e.g. OPENAI_BASE_URL and OPENAI_MODEL)",
+    )
+    parser.add_argument(
         "--split",
         choices=SPLITS,
         default=None,
         help="only one part of the cases, split by a hash of each conversation's first turn: "
         "tune (fit and tune on it) or report (quote numbers from it); default all",
+    )
+    parser.add_argument(
+        "--per-case",
+        type=Path,
+        default=None,
+        help="also write one JSON line per case (bands, top-5 documents per stage, the reply), "
+        "to diff two runs case by case",
     )
     args = parser.parse_args(argv)
     if args.limit is not None and args.limit < 0:
@@ -75,7 +99,7 @@ async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[st
     for reason in loaded.skipped:
         print(f"skipped case {reason}", file=sys.stderr)
 
-    settings = eval_settings(args.reranker)
+    settings = eval_settings(args.reranker, llm=args.llm)
     where = args.corpus or "seed corpus"
     print(
         f"loading {where} into a fresh embedded store ({settings.embedder} embedder)...",
@@ -112,6 +136,7 @@ async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[st
         "split": args.split,
         "embedder": services.embedder.name,
         "reranker": reranker,
+        "llm": services.chat_model.name,
         "thresholds": {"strong": bands.strong, "weak": bands.weak} if bands else None,
         "ingest_seconds": round(prepared.ingest_seconds, 1),
         "ingest_cpu_seconds": round(prepared.ingest_cpu_seconds, 1),
@@ -121,9 +146,28 @@ async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[st
         "total_seconds": round(time.perf_counter() - started, 1),
     }
     report = build_report(observations, run=run, skipped_cases=len(loaded.skipped))
+    if args.per_case:
+        args.per_case.parent.mkdir(parents=True, exist_ok=True)
+        with args.per_case.open("w", encoding="utf-8") as f:
+            f.writelines(json.dumps(per_case(o), ensure_ascii=False) + "\n" for o in observations)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return report
+
+
+def per_case(o: Observation) -> dict[str, Any]:
+    """One case's outcome, for diffing runs (not part of the report contract)."""
+    return {
+        "id": o.case.id,
+        "relevant": list(o.case.relevant or ()),
+        "answerable": o.case.answerable,
+        "condensed": o.condensed,
+        "top5": {stage: ids[:5] for stage, ids in o.ranked.get("condensed", {}).items()},
+        "confidence": o.confidence,
+        "top_score": o.top_score,
+        "top_doc": o.top_doc,
+        "answer": o.answer,
+    }
 
 
 def command_line(args: argparse.Namespace) -> str:
@@ -137,6 +181,8 @@ def command_line(args: argparse.Namespace) -> str:
         parts += ["--reranker", args.reranker]
     if args.limit is not None:
         parts += ["--limit", str(args.limit)]
+    if getattr(args, "llm", "offline") != "offline":
+        parts += ["--llm", args.llm]
     if args.split:
         parts += ["--split", args.split]
     parts += ["--out", str(args.out)]

@@ -136,6 +136,7 @@ def test_harness_end_to_end_writes_every_contract_key(
             assert set(report["retrieval"][form][stage]) == {"recall@5", "mrr@10"}
     assert set(report["confidence"]) >= {
         "strong_precision",
+        "strong_rate_answerable",
         "strong_rate_unanswerable",
         "none_rate_unanswerable",
         "band_counts",

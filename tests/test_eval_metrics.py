@@ -151,6 +151,7 @@ def test_confidence_metrics_by_hand() -> None:
     report = build_report(observations)
     conf = report["confidence"]
     assert conf["strong_precision"] == _rounded(0.5)  # cases 1 and 2; only 1 is right
+    assert conf["strong_rate_answerable"] == _rounded(2 / 3)  # 1, 2 of 1-3 (7 has no relevant)
     assert conf["strong_rate_unanswerable"] == _rounded(1 / 3)
     assert conf["none_rate_unanswerable"] == _rounded(2 / 3)
     assert conf["band_counts"] == {"strong": 4, "weak": 1, "none": 2}

@@ -160,3 +160,21 @@ def test_overlap_never_leaves_half_a_bold_span() -> None:
     assert all(b.count("**") % 2 == 0 for b in bodies), bodies
     # at least one continuation carried over the tail of a bold question, reopened
     assert any(b.startswith("**") and not b.startswith("**Question") for b in bodies), bodies
+
+
+def test_page_markers_give_each_chunk_the_page_its_own_text_starts_on() -> None:
+    body = (
+        "<!-- page 1 -->\n\n## Setup\n\n" + "First page words here. " * 8 + "\n\n"
+        "<!-- page 2 -->\n\n" + "Second page words here. " * 8 + "\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\n<!-- page 3 -->\n\n## Care\n\nWipe it dry.\n"
+    )
+    drafts = chunk_article("Manual", body, 260, 40)
+    assert [(d.kind, d.page) for d in drafts] == [
+        ("prose", 1),
+        ("prose", 2),  # starts with page 1's tail, but its own text is page 2's
+        ("table", 2),
+        ("prose", 3),
+    ]
+    assert drafts[1].text.split("\n\n", 1)[1].startswith("First page words here.")
+    assert not any("<!--" in d.text for d in drafts)
+    assert all(d.page is None for d in chunk_article("Plain", "## A\n\nText.", 260, 40))

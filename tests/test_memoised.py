@@ -75,3 +75,28 @@ async def test_hit_vectors_are_the_stored_rows_every_time(store: Store) -> None:
         assert np.allclose(hit.vector, stored / np.linalg.norm(stored), atol=1e-6)
     tickets = await search.dense_tickets(query, pro, 3, 0.0)
     assert tickets and all(t.vector is not None for t in tickets)
+
+
+async def test_ticket_vectors_follow_a_ticket_refresh(store: Store) -> None:
+    await load_corpus(store)
+    search = await LocalSearch.build(store)
+    query = await FakeEmbedder().embed_query("card reader pads worn")
+    pro = SearchFilter(audiences=("all", "pro"), locale="en")
+    before = await search.dense_tickets(query, pro, 20, 0.0)  # remembers every ticket's vector
+    first = min(await store.tickets.all(), key=lambda t: t.id)
+    newcomer = first.model_copy(  # sorts first: every other ticket moves down one row
+        update={
+            "id": "0-" + first.id,
+            "symptom": "Card reader pads worn through after a month",
+            "embedding": await FakeEmbedder().embed_query("card reader pads worn through"),
+        }
+    )
+    await store.tickets.upsert(newcomer)
+    await search.refresh_tickets()
+    after = await search.dense_tickets(query, pro, 20, 0.0)
+    assert len(after) == len(before) + 1
+    stored = {t.id: t.embedding for t in await store.tickets.all()}
+    for hit in after:
+        vec = np.asarray(stored[hit.passage_id], dtype=np.float32)
+        assert hit.vector is not None
+        assert np.allclose(hit.vector, vec / np.linalg.norm(vec), atol=1e-6), hit.passage_id

@@ -139,6 +139,14 @@ async def admin() -> FileResponse:
     return _asset("admin.html", "text/html")
 
 
+_PAGE_MARKER_HTML = re.compile(r"<p>&lt;!-- page (\d+) --&gt;</p>")
+
+
+def _page_anchors(rendered: str) -> str:
+    """A converted PDF's page markers become anchors, so `/help/<slug>#page=N` scrolls there."""
+    return _PAGE_MARKER_HTML.sub(r'<p class="page" id="page=\1">Page \1</p>', rendered)
+
+
 @router.get("/help/{slug}", response_class=HTMLResponse)
 async def help_article(slug: str, services: ServicesDep, v: str | None = None) -> HTMLResponse:
     """A published article. Restricted audiences need the view token the citation carried."""
@@ -149,7 +157,7 @@ async def help_article(slug: str, services: ServicesDep, v: str | None = None) -
         plan = article_view_plan(v, slug, link_key(services.settings))
         if plan is None or article.audience not in audience_ladder(plan, services.tuning):
             raise HTTPException(404, detail="article not found")
-    body = _md.render(without_instructions(article.body))  # even from an approved article
+    body = _page_anchors(_md.render(without_instructions(article.body)))  # even if approved
     title = html.escape(article.title)
     lang = html.escape(article.locale)
     page = f"""<!doctype html><html lang="{lang}"><head><meta charset="utf-8">

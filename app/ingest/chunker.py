@@ -11,6 +11,9 @@ Rules:
   A table, or a code fence, longer than `max_chars` is kept whole anyway: half a table or half a
   code sample answers nothing, so these are the only chunks allowed to exceed `max_chars`.
 - Headings inside code fences are not headings. Sections with no text produce no chunk.
+- Page markers (`<!-- page N -->` lines, written by the PDF loader) are dropped from the text;
+  each chunk records the page its own text starts on (a continuation's carried-over tail does
+  not count), so a citation can link to that page. Bodies without markers have no pages.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[^\sa-z])")
 _BLANK = re.compile(r"\n[ \t]*\n")
+_PAGE_MARKER = re.compile(r"^<!-- page (\d+) -->$")
 
 ChunkKind = Literal["prose", "table"]
 
@@ -37,6 +41,7 @@ class ChunkDraft:
     text: str
     breadcrumb: str
     kind: ChunkKind = "prose"
+    page: int | None = None
 
 
 @dataclass(slots=True)
@@ -44,12 +49,14 @@ class _Section:
     heading_line: str
     path: list[str]
     lines: list[str]
+    page: int | None = None  # the page in effect where the section starts
 
 
 @dataclass(frozen=True, slots=True)
 class _Block:
     kind: Literal["text", "table", "fence"]
     text: str
+    page: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +66,7 @@ class _Unit:
     text: str
     sep: str
     fence: bool = False
+    page: int | None = None
 
 
 def chunk_article(title: str, body: str, max_chars: int, overlap: int) -> list[ChunkDraft]:
@@ -71,11 +79,11 @@ def chunk_article(title: str, body: str, max_chars: int, overlap: int) -> list[C
         breadcrumb = BREADCRUMB_SEP.join([title, *section.path])
         prefix = section.heading_line + "\n\n"
         prose: list[_Block] = []
-        for block in _blocks(section.lines):
+        for block in _blocks(section.lines, section.page):
             if block.kind == "table":
                 chunks.extend(_pack_prose(prose, prefix, breadcrumb, max_chars, overlap))
                 prose = []
-                chunks.append(ChunkDraft(prefix + block.text, breadcrumb, "table"))
+                chunks.append(ChunkDraft(prefix + block.text, breadcrumb, "table", block.page))
             else:
                 prose.append(block)
         chunks.extend(_pack_prose(prose, prefix, breadcrumb, max_chars, overlap))
@@ -93,6 +101,7 @@ def _sections(title: str, body: str) -> list[_Section]:
     sections = [_Section(f"# {title}", [], [])]
     h2: str | None = None
     fence: str | None = None
+    page: int | None = None
     for line in lines:
         fence_match = _FENCE.match(line)
         if fence is not None:
@@ -104,6 +113,10 @@ def _sections(title: str, body: str) -> list[_Section]:
             fence = fence_match.group(1)
             sections[-1].lines.append(line)
             continue
+        if page_match := _PAGE_MARKER.match(line.strip()):
+            page = int(page_match.group(1))
+            sections[-1].lines.append(line)
+            continue
         m = _HEADING.match(line)
         if m and len(m.group(1)) <= 3:
             level, text = max(len(m.group(1)), 2), m.group(2).strip()
@@ -112,7 +125,7 @@ def _sections(title: str, body: str) -> list[_Section]:
                 path = [text]
             else:
                 path = [h2, text] if h2 else [text]
-            sections.append(_Section(f"{'#' * level} {text}", path, []))
+            sections.append(_Section(f"{'#' * level} {text}", path, [], page))
         else:
             sections[-1].lines.append(line)
     return sections
@@ -129,22 +142,28 @@ def _is_table_start(lines: list[str], i: int) -> bool:
     return "|" in separator and "-" in separator and bool(_TABLE_SEPARATOR.match(separator))
 
 
-def _blocks(lines: list[str]) -> list[_Block]:
-    """Group a section's lines into text runs, tables and code fences, in order."""
+def _blocks(lines: list[str], page: int | None = None) -> list[_Block]:
+    """Group a section's lines into text runs, tables and code fences, in order; a page marker
+    ends a text run and sets the page of the blocks after it."""
     blocks: list[_Block] = []
     text: list[str] = []
+    text_page = page
 
     def flush_text() -> None:
         joined = "\n".join(text).strip()
         if joined:
-            blocks.append(_Block("text", joined))
+            blocks.append(_Block("text", joined, text_page))
         text.clear()
 
     i = 0
     while i < len(lines):
         line = lines[i]
         fence_match = _FENCE.match(line)
-        if fence_match:
+        if page_match := _PAGE_MARKER.match(line.strip()):
+            flush_text()
+            page = text_page = int(page_match.group(1))
+            i += 1
+        elif fence_match:
             flush_text()
             marker = fence_match.group(1)
             j = i + 1
@@ -153,16 +172,18 @@ def _blocks(lines: list[str]) -> list[_Block]:
                 if close and _closes(close.group(1), marker):
                     break
                 j += 1
-            blocks.append(_Block("fence", "\n".join(lines[i : j + 1]).rstrip()))
+            blocks.append(_Block("fence", "\n".join(lines[i : j + 1]).rstrip(), page))
             i = j + 1
         elif _is_table_start(lines, i):
             flush_text()
             j = i + 2
             while j < len(lines) and lines[j].strip() and "|" in lines[j]:
                 j += 1
-            blocks.append(_Block("table", "\n".join(s.strip() for s in lines[i:j])))
+            blocks.append(_Block("table", "\n".join(s.strip() for s in lines[i:j]), page))
             i = j
         else:
+            if not text:
+                text_page = page
             text.append(line)
             i += 1
     flush_text()
@@ -174,20 +195,20 @@ def _units(blocks: list[_Block], budget: int) -> list[_Unit]:
     units: list[_Unit] = []
     for block in blocks:
         if block.kind == "fence":
-            units.append(_Unit(block.text, "\n\n", fence=True))
+            units.append(_Unit(block.text, "\n\n", fence=True, page=block.page))
             continue
         for para in _BLANK.split(block.text):
             para = para.strip()
             if not para:
                 continue
             if len(para) <= budget:
-                units.append(_Unit(para, "\n\n"))
+                units.append(_Unit(para, "\n\n", page=block.page))
                 continue
             sep = "\n\n"
             for line in para.split("\n"):
                 for sentence in _SENTENCE_END.split(line.strip()):
                     for piece in _split_words(sentence, budget):
-                        units.append(_Unit(piece, sep))
+                        units.append(_Unit(piece, sep, page=block.page))
                         sep = " "
                 sep = "\n"
     return units
@@ -245,20 +266,21 @@ def _pack_prose(
     budget = max(max_chars - len(prefix), 1)
     drafts: list[ChunkDraft] = []
     current = ""
+    page: int | None = None
     last_fence = False
     for unit in _units(blocks, budget):
         if not current:
-            current, last_fence = unit.text, unit.fence
+            current, last_fence, page = unit.text, unit.fence, unit.page
             continue
         if len(current) + len(unit.sep) + len(unit.text) <= budget:
             current += unit.sep + unit.text
             last_fence = unit.fence
             continue
-        drafts.append(ChunkDraft(prefix + current, breadcrumb))
+        drafts.append(ChunkDraft(prefix + current, breadcrumb, page=page))
         room = min(overlap, budget - len(unit.sep) - len(unit.text))
         carry = "" if last_fence or unit.fence else _tail(current, room)
         current = carry + unit.sep + unit.text if carry else unit.text
-        last_fence = unit.fence
+        last_fence, page = unit.fence, unit.page
     if current:
-        drafts.append(ChunkDraft(prefix + current, breadcrumb))
+        drafts.append(ChunkDraft(prefix + current, breadcrumb, page=page))
     return drafts

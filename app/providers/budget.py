@@ -17,8 +17,9 @@ falls back while the customer is still waiting.
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -118,6 +119,34 @@ class Retryable:
     error: ProviderError
     retry: bool
     after: float | None = None
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """The server's requested wait: `retry-after-ms`, else `retry-after` as seconds or as an
+    HTTP date (Anthropic and OpenAI send both header forms; proxies may send a date)."""
+    if not headers:
+        return None
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms is not None:
+        try:
+            value = float(raw_ms) / 1000
+        except ValueError:
+            value = -1.0
+        if value >= 0:
+            return value
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(raw)
+        except (TypeError, ValueError):
+            return None
+        seconds = when.timestamp() - time.time()
+        return max(0.0, seconds)
+    return seconds if seconds >= 0 else None
 
 
 OUTAGE_KINDS = frozenset({"timeout", "connection", "unavailable", "overloaded_error"})

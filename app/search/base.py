@@ -42,6 +42,7 @@ class Hit:
     audience: str = "all"
     locale: str = "en"
     resolved_at: datetime | None = None
+    page: int | None = None  # a PDF chunk's page, for the citation link
     vector: tuple[float, ...] | None = field(default=None, repr=False, compare=False)
 
 

@@ -13,6 +13,9 @@ Contract keys (other tools parse them; a metric over no cases is null, never 0):
       `expect.relevant` whose turn was answered in the strong band, the share whose top passage
       (first of the turn's passages) comes from a relevant document. "When we sound sure, are we
       right?"
+    - `strong_rate_answerable`: among cases with `expect.answerable: true` and a non-empty
+      `expect.relevant`, the share answered in the strong band (higher is better: a hedged
+      right answer still sends the customer to a person).
     - `strong_rate_unanswerable`: among cases with `expect.answerable: false`, the share answered
       in the strong band (a confident answer where none exists; lower is better).
     - `none_rate_unanswerable`: among the same cases, the share in the none band (the honest "I
@@ -168,6 +171,9 @@ def confidence_metrics(
     counts = Counter(o.confidence for o in ran)
     metrics = {
         "strong_precision": _r(share(_top_relevant(o) for o in strong_answerable)),
+        "strong_rate_answerable": _r(
+            share(o.confidence == "strong" for o in ran if _answerable(o))
+        ),
         "strong_rate_unanswerable": _r(share(o.confidence == "strong" for o in unanswerable)),
         "none_rate_unanswerable": _r(share(o.confidence == "none" for o in unanswerable)),
         "band_counts": {band: counts.get(band, 0) for band in BANDS},
@@ -383,6 +389,11 @@ def render(report: Mapping[str, Any]) -> str:
                     "confidence.strong_precision",
                     conf["strong_precision"],
                     cases["strong_answerable"],
+                ],
+                [
+                    "confidence.strong_rate_answerable",
+                    conf["strong_rate_answerable"],
+                    cases["answerable"],
                 ],
                 [
                     "confidence.strong_rate_unanswerable",

@@ -8,8 +8,9 @@ Per case:
    the `condensedQuestion` the offline condenser produces for the user turn before it (replayed
    in order), because that is where `run_turn` looks for the previous standalone question.
 3. The full turn through `run_turn` (condense → policy → retrieve → tools → escalate → generate)
-   on services built by `build_services`, offline LLM; its stored assistant `meta` gives intent,
-   escalation, confidence band, top passage, citations and per-stage latency.
+   on services built by `build_services` (offline LLM unless `--llm` names another); its stored
+   assistant `meta` gives intent, escalation, confidence band, top passage, citations and
+   per-stage latency.
 4. Retrieval with both query forms through `retrieve()`: `original` searches and reranks with
    the message as written; `condensed` searches with the turn's condensed question (read back
    from the stored meta) and reranks against the message, as the turn does. Every stage's ranked
@@ -99,12 +100,13 @@ class Prepared:
     baseline: NaiveBaseline | None = None
 
 
-def eval_settings(reranker: str | None = None) -> Settings:
-    """Settings from the environment, forced to a fresh embedded store and the offline LLM."""
+def eval_settings(reranker: str | None = None, llm: str = "offline") -> Settings:
+    """Settings from the environment, forced to a fresh embedded store and to `llm` (offline
+    unless the caller names another provider, which then reads its own settings)."""
     overrides: dict[str, Any] = {
         "mongodb_uri": None,
         "embedded_store": "memory",
-        "llm": "offline",
+        "llm": llm,
         "seed_on_start": False,
     }
     if reranker:

@@ -41,7 +41,7 @@ from app.store.models import Article, Chunk, Ticket
 from app.turn.condense import condense
 from app.turn.retrieve import RANKED_STAGES, retrieve
 from scripts.evaluation.baseline import NaiveBaseline
-from scripts.evaluation.data import EvalCase, load_cases, load_corpus
+from scripts.evaluation.data import EvalCase, load_cases, load_corpus, split_of
 from scripts.evaluation.metrics import mean, recall_at_k, reciprocal_rank
 from scripts.evaluation.runner import eval_settings
 from tuning import TUNING, Tuning
@@ -113,6 +113,44 @@ def score(
     return out
 
 
+def dump_row(case: EvalCase, condensed: str, res: Any) -> dict[str, Any]:
+    """One case's retrieval as the answerability features read it: the input of
+    `scripts.evaluation.explore_confidence` (labels, the reranked shortlist's texts and scores,
+    each first-stage ranker's documents and scores)."""
+
+    def hits(stage: str, n: int = 10) -> list[dict[str, Any]]:
+        return [
+            {"doc": h.doc_id, "score": round(float(h.score), 5)} for h in res.ranked_hits(stage)[:n]
+        ]
+
+    return {
+        "id": case.id,
+        "split": split_of(case),
+        "domain": case.tags[0] if case.tags else "",
+        "label": case.tags[1] if len(case.tags) > 1 else "",
+        "answerable": case.answerable,
+        "relevant": list(case.relevant or ()),
+        "message": case.message,
+        "condensed": condensed,
+        "rerank_query": res.rerank_query,
+        "reranked": [
+            {
+                "doc": p.hit.doc_id,
+                "passage": p.hit.passage_id,
+                "heading": p.hit.breadcrumb or p.hit.title,
+                "text": p.hit.text,
+                "rerank": p.rerank_score,
+                "fused_rank": p.fused_rank,
+            }
+            for p in res.reranked[:10]
+        ],
+        "dense": hits("dense_chunks"),
+        "bm25": hits("bm25_articles"),
+        "features": dict(res.confidence_features),
+        "band": res.confidence,
+    }
+
+
 def knob_grid(base: Tuning, quick: bool) -> list[dict[str, Any]]:
     if quick:
         return [{}]
@@ -161,9 +199,11 @@ async def run(args: argparse.Namespace) -> None:
     corpus = load_corpus(args.corpus)
     cases = [
         c
-        for c in load_cases(args.cases, None, args.split).cases
+        for c in load_cases(args.cases, None, None if args.split == "all" else args.split).cases
         if c.relevant or c.answerable is not None
     ]
+    if args.limit:
+        cases = cases[: args.limit]
     from app.services import build_services
 
     services = await build_services(settings, TUNING)
@@ -178,6 +218,7 @@ async def run(args: argparse.Namespace) -> None:
             embedder.save()
         print("baseline windows embedded", file=sys.stderr, flush=True)
     out = args.out.open("a", encoding="utf-8")
+    dump = args.dump.open("w", encoding="utf-8") if args.dump else None
     for spec in args.chunks.split(","):
         size, overlap = (int(x) for x in spec.split("/"))
         t0 = time.perf_counter()
@@ -216,6 +257,8 @@ async def run(args: argparse.Namespace) -> None:
                     tuning=tuning,
                 )
                 ranked.append({s: res.ranked_doc_ids(s) for s in RANKED_STAGES})
+                if dump is not None and not recorded:
+                    dump.write(json.dumps(dump_row(case, query, res)) + "\n")
                 top_doc = res.passages[0].hit.doc_id if res.passages else None
                 features.append(
                     {
@@ -249,6 +292,8 @@ async def run(args: argparse.Namespace) -> None:
                 flush=True,
             )
     out.close()
+    if dump is not None:
+        dump.close()
     await services.close()
 
 
@@ -256,7 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scripts.evaluation.sweep")
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--cases", type=Path, nargs="+", required=True)
-    parser.add_argument("--split", choices=("tune", "report"), default="tune")
+    parser.add_argument("--split", choices=("tune", "report", "all"), default="tune")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N cases")
+    parser.add_argument("--dump", type=Path, default=None, help="per-case retrievals JSONL")
     parser.add_argument("--chunks", default="1200/150")
     parser.add_argument("--reranker", default=None)
     parser.add_argument("--warm-baseline", action="store_true", help="cache the naive windows")

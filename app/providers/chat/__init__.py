@@ -23,14 +23,33 @@ from app.providers.chat.base import (
 )
 from app.providers.chat.models import capabilities_for
 from app.providers.chat.offline import OfflineChatModel
+from app.providers.chat.pricing import pricing_note
+from app.providers.errors import ProviderConfigError
 from app.settings import Settings
 from tuning import TUNING, Tuning
 
 
 def build_chat_model(settings: Settings, tuning: Tuning = TUNING) -> ChatModel:
-    """The configured model (`LLM=offline|anthropic`); a missing key is a `ProviderConfigError`.
+    """The configured model (`LLM=offline|anthropic|openai`); a missing key or an inconsistent
+    setting is a `ProviderConfigError`.
 
     Build it once per process: the adapter holds the pooled HTTP client."""
+    if problems := settings.llm_problems():
+        raise ProviderConfigError("; ".join(problems))
+    if settings.llm == "openai":
+        from app.providers.chat.openai import OpenAIChatModel
+
+        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
+        model = OpenAIChatModel(
+            base_url=settings.openai_base_url.strip(),
+            model=(settings.openai_model or "").strip(),
+            api_key=key,
+            timeout_seconds=settings.openai_timeout_seconds,
+            retry=RetryPolicy.from_tuning(tuning),
+            json_mode=settings.openai_json_mode,
+        )
+        model.health.facts["pricing"] = pricing_note(settings)
+        return model
     if settings.llm == "anthropic":
         from app.providers.chat.anthropic import AnthropicChatModel
 

@@ -46,7 +46,7 @@ import anthropic
 import httpx2
 
 from app.providers import budget
-from app.providers.budget import CircuitBreaker, Retryable, RetryPolicy
+from app.providers.budget import CircuitBreaker, Retryable, RetryPolicy, retry_after_seconds
 from app.providers.chat.base import (
     ChatMessage,
     GenerationReply,
@@ -112,23 +112,6 @@ def _error_message(body: object, fallback: str) -> str:
         if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
             return str(inner["message"])
     return fallback
-
-
-def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
-    """`retry-after-ms`, else `retry-after` in seconds (the API sends both forms)."""
-    if not headers:
-        return None
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        raw = headers.get(name)
-        if raw is None:
-            continue
-        try:
-            value = float(raw) * scale
-        except ValueError:
-            continue
-        if value >= 0:
-            return value
-    return None
 
 
 def classify(exc: BaseException) -> Retryable:
@@ -280,6 +263,22 @@ class AnthropicChatModel:
         self._measured[_prefix_key(system, tools)] = count
         return count
 
+    def _json_tools(self, schema: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The tools part of a JSON-mode request (the `record_output` tool, unless the model
+        takes the schema as an output format instead)."""
+        if json_mode(self.capabilities, thinking=False) == "output_format":
+            return []
+        tool = {
+            "name": JSON_TOOL,
+            "description": "Record the result. Call this exactly once with the complete object.",
+            "input_schema": dict(schema),
+        }
+        return [tool]
+
+    async def measure_json_prefix(self, system: str, schema: Mapping[str, Any]) -> int:
+        """`measure_prefix` for the prefix `complete_json` sends with this schema."""
+        return await self.measure_prefix(system, self._json_tools(schema))
+
     def _system(self, system: str, tools: Sequence[Mapping[str, Any]]) -> tuple[list[Any], bool]:
         eligible = self.prefix_tokens(system, tools) >= self.capabilities.cache_min_tokens
         block: dict[str, Any] = {"type": "text", "text": system}
@@ -322,12 +321,7 @@ class AnthropicChatModel:
         self, system: str, messages: Sequence[ChatMessage], schema: Mapping[str, Any]
     ) -> JsonReply:
         mode = json_mode(self.capabilities, thinking=False)  # condensing never needs thinking
-        tool = {
-            "name": JSON_TOOL,
-            "description": "Record the result. Call this exactly once with the complete object.",
-            "input_schema": dict(schema),
-        }
-        tools = [tool] if mode != "output_format" else []
+        tools = self._json_tools(schema)
         blocks, eligible = self._system(system, tools)
         params: dict[str, Any] = {
             "model": self.model,

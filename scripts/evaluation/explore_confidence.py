@@ -1,0 +1,223 @@
+"""Which answerability features separate answerable from unanswerable cases, and do they hold
+across domains? Exploration on a sweep `--dump` (per-case retrievals), no retrieval re-run.
+
+    python -m scripts.evaluation.explore_confidence reports/dump.jsonl \
+        --corpus ../shared/eval/mtrag_corpus.jsonl [--features a,b,c ...]
+
+Prints each candidate feature's rank AUC (all cases, per domain, per split) and, for feature
+sets, a logistic model's held-out results under two protocols: fit on `tune` → report on
+`report`, and leave-one-domain-out (fit on every other domain, report on the held-out one).
+Held-out numbers use the threshold chosen on the fitted part (the lowest one at which at most
+`--max-unanswerable-strong` of its unanswerable cases are strong).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from app.search.answer_types import asked_types, named_terms, shows_type
+from app.search.text import content_terms, term_set
+from scripts.evaluation.data import load_corpus
+from scripts.evaluation.fit_confidence import fit_logistic
+
+_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    out = []
+    for s in _SENT.split(text):
+        s = " ".join(s.split())
+        if len(s.split()) >= 3:
+            out.append(s)
+    return out
+
+
+def auc(x: np.ndarray, y: np.ndarray) -> float:
+    pos, neg = x[y == 1], x[y == 0]
+    if not len(pos) or not len(neg):
+        return float("nan")
+    gt = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+    return float(gt / (len(pos) * len(neg)))
+
+
+async def sentence_cosines(rows: list[dict[str, Any]], top: int) -> None:
+    """Adds `sent_*` features: MiniLM cosine of the standalone question with each sentence of
+    the top passages (max over the best passage, over the top `top`)."""
+    from app.providers.embeddings import build_embedder
+    from scripts.evaluation.runner import eval_settings
+    from tuning import TUNING
+
+    embedder = build_embedder(eval_settings(), TUNING)
+    texts: list[str] = []
+    for r in rows:
+        for p in r["reranked"][:top]:
+            texts += sentences(p["text"])
+    uniq = list(dict.fromkeys(texts))
+    print(f"embedding {len(uniq)} sentences", file=sys.stderr, flush=True)
+    vecs: dict[str, np.ndarray] = {}
+    for i in range(0, len(uniq), 128):
+        batch = uniq[i : i + 128]
+        for t, v in zip(batch, await embedder.embed_documents(batch), strict=True):
+            vecs[t] = np.asarray(v)
+        if i % 1280 == 0:
+            print(f"  {i}", file=sys.stderr, flush=True)
+    if hasattr(embedder, "save"):
+        embedder.save()
+    for r in rows:
+        for key, q in (("c", r["condensed"]), ("m", r["message"])):
+            qv = np.asarray(await embedder.embed_query(q))
+            qv = qv / (np.linalg.norm(qv) or 1.0)
+            per_passage = []
+            for p in r["reranked"][:top]:
+                ss = sentences(p["text"])
+                if not ss:
+                    per_passage.append(0.0)
+                    continue
+                m = np.stack([vecs[s] for s in ss])
+                m = m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-9)
+                per_passage.append(float((m @ qv).max()))
+            r["f"][f"sent_best_{key}"] = per_passage[0] if per_passage else 0.0
+            r["f"][f"sent_top_{key}"] = max(per_passage) if per_passage else 0.0
+
+
+def idf_table(corpus: Path) -> tuple[dict[str, float], float]:
+    loaded = load_corpus(corpus)
+    df: dict[str, int] = {}
+    for a in loaded.articles:
+        for t in term_set(f"{a.title}\n{a.body}"):
+            df[t] = df.get(t, 0) + 1
+    n = len(loaded.articles)
+    return {t: math.log((n + 1) / (d + 0.5)) for t, d in df.items()}, math.log((n + 1) / 0.5)
+
+
+def features(r: dict[str, Any], idf: dict[str, float], unseen: float) -> dict[str, float]:
+    q = r["condensed"]
+    rr = r["reranked"]
+    scores = [p["rerank"] or 0.0 for p in rr]
+    top = scores[0] if scores else 0.0
+    f: dict[str, float] = dict(r["features"])
+    f["top"] = top
+    f["gap5"] = top - (scores[4] if len(scores) > 4 else 0.0)
+    f["second"] = scores[1] if len(scores) > 1 else 0.0
+    terms = content_terms(q)
+    best = f"{rr[0]['heading']}\n{rr[0]['text']}" if rr else ""
+    top5 = "\n".join(f"{p['heading']}\n{p['text']}" for p in rr[:5])
+    bset, tset = term_set(best), term_set(top5)
+    w = {t: idf.get(t, unseen) for t in terms}
+    tot = sum(w.values()) or 1.0
+    f["idf_cov_best"] = sum(w[t] for t in terms if t in bset) / tot if terms else 0.0
+    f["idf_cov_top5"] = sum(w[t] for t in terms if t in tset) / tot if terms else 0.0
+    miss_b = [w[t] for t in terms if t not in bset]
+    miss_t = [w[t] for t in terms if t not in tset]
+    f["miss_idf_best"] = -max(miss_b, default=0.0)
+    f["miss_idf_top5"] = -max(miss_t, default=0.0)
+    f["miss_idf_best_n"] = -max(miss_b, default=0.0) / (max(w.values(), default=1.0) or 1.0)
+    f["n_terms_c"] = float(len(terms))
+    f["n_terms_m"] = float(len(content_terms(r["message"])))
+    f["cond_changed"] = float(r["condensed"].strip() != r["message"].strip())
+    dense, bm25 = r["dense"], r["bm25"]
+    f["dense_top"] = dense[0]["score"] if dense else 0.0
+    f["dense_gap"] = (dense[0]["score"] - dense[4]["score"]) if len(dense) > 4 else 0.0
+    f["agree_top1"] = float(bool(dense and bm25 and dense[0]["doc"] == bm25[0]["doc"]))
+    f["best_in_dense1"] = float(bool(dense and rr and dense[0]["doc"] == rr[0]["doc"]))
+    f["best_in_bm251"] = float(bool(bm25 and rr and bm25[0]["doc"] == rr[0]["doc"]))
+    docs5 = [p["doc"] for p in rr[:5]]
+    f["doc_repeat"] = docs5.count(docs5[0]) / 5 if docs5 else 0.0
+    ents = named_terms(q)
+    f["ent_cov_top5"] = sum(1 for t in ents if t in tset) / len(ents) if ents else 1.0
+    asked = asked_types(q)
+    f["type_top5"] = sum(1.0 for k in asked if shows_type(k, top5)) / len(asked) if asked else 0.5
+    return f
+
+
+def choose(p: np.ndarray, y: np.ndarray, cap: float) -> float:
+    for t in np.round(np.arange(0.05, 0.99, 0.005), 3):
+        if (p[y == 0] >= t).mean() <= cap:
+            return float(t)
+    return 0.99
+
+
+def standardise(x: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    mu, sd = ref.mean(axis=0), ref.std(axis=0)
+    return (x - mu) / np.where(sd > 0, sd, 1.0)
+
+
+def evaluate(
+    rows: Sequence[dict[str, Any]], names: Sequence[str], cap: float, l2: float
+) -> dict[str, Any]:
+    x = np.array([[r["f"][n] for n in names] for r in rows], dtype=float)
+    y = np.array([1.0 if r["answerable"] else 0.0 for r in rows])
+    out: dict[str, Any] = {}
+    protocols: list[tuple[str, np.ndarray, np.ndarray]] = [
+        (
+            "tune→report",
+            np.array([r["split"] == "tune" for r in rows]),
+            np.array([r["split"] == "report" for r in rows]),
+        )
+    ]
+    for d in sorted({r["domain"] for r in rows}):
+        dom = np.array([r["domain"] == d for r in rows])
+        protocols.append((f"→{d}", ~dom, dom))
+    for name, fit, test in protocols:
+        b0, w = fit_logistic(x[fit], y[fit], l2)
+        p = 1 / (1 + np.exp(-(b0 + x @ w)))
+        t = choose(p[fit], y[fit], cap)
+        yt, pt = y[test], p[test]
+        out[name] = {
+            "auc": round(auc(pt, yt), 3),
+            "thr": t,
+            "strong_ans": round(float((pt[yt == 1] >= t).mean()), 3),
+            "strong_unans": round(float((pt[yt == 0] >= t).mean()), 3),
+            "fit_strong_ans": round(float((p[fit][y[fit] == 1] >= t).mean()), 3),
+        }
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m scripts.evaluation.explore_confidence")
+    parser.add_argument("dump", type=Path)
+    parser.add_argument("--corpus", type=Path, required=True)
+    parser.add_argument("--sentences", type=int, default=5, help="top passages for sent_*")
+    parser.add_argument("--max-unanswerable-strong", type=float, default=0.075)
+    parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--sets", nargs="*", default=[], help="comma-separated feature sets")
+    parser.add_argument("--save", type=Path, default=None, help="write rows with features")
+    args = parser.parse_args(argv)
+    rows = [json.loads(line) for line in args.dump.read_text(encoding="utf-8").splitlines()]
+    rows = [r for r in rows if r["answerable"] is not None]
+    idf, unseen = idf_table(args.corpus)
+    for r in rows:
+        r["f"] = features(r, idf, unseen)
+    if args.sentences:
+        asyncio.run(sentence_cosines(rows, args.sentences))
+    if args.save:
+        args.save.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    y = np.array([1.0 if r["answerable"] else 0.0 for r in rows])
+    groups = {"all": np.ones(len(rows), bool)}
+    for key in ("domain", "split"):
+        for v in sorted({r[key] for r in rows}):
+            groups[v] = np.array([r[key] == v for r in rows])
+    print("feature".ljust(18) + "".join(g.rjust(10) for g in groups))
+    for name in sorted(rows[0]["f"]):
+        x = np.array([r["f"][name] for r in rows], dtype=float)
+        print(name.ljust(18) + "".join(f"{auc(x[m], y[m]):10.3f}" for m in groups.values()))
+    for spec in args.sets:
+        names = spec.split(",")
+        print(f"\n{spec}")
+        for proto, res in evaluate(rows, names, args.max_unanswerable_strong, args.l2).items():
+            print(f"  {proto:14} {res}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
