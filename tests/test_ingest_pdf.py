@@ -12,7 +12,15 @@ from app.ingest.pdf import pdf_to_markdown
 from app.providers.embeddings.fake import FakeEmbedder
 from app.store import Store
 from app.store.models import Article
-from tests.pdfgen import LEFT_COLUMN, RIGHT_COLUMN, manual_pdf, scanned_only_pdf, write
+from tests.pdfgen import (
+    GLUED_SENTENCE,
+    LEFT_COLUMN,
+    RIGHT_COLUMN,
+    manual_pdf,
+    scanned_only_pdf,
+    steps_pdf,
+    write,
+)
 
 MAX = 10_000_000
 KEY = "a-view-key-of-at-least-thirty-two-bytes"
@@ -135,3 +143,13 @@ def test_both_search_backends_carry_a_chunks_page() -> None:
     doc = {"_id": "m#1", "articleId": "m", "text": "t", "breadcrumb": "M", "score": 0.5}
     assert chunk_hit({**doc, "page": 3}).page == 3
     assert chunk_hit(doc).page is None
+
+
+def test_lists_code_comments_and_words_set_without_spaces() -> None:
+    body = pdf_to_markdown(steps_pdf()).body
+    blocks = body.split("\n\n")
+    assert "1. Hold the moon button for eight seconds." in blocks
+    assert "3. Press any button on the lamp." in blocks  # each step its own item
+    assert "- Works with up to four lamps" in blocks
+    assert "\\# generated file, do not edit" in blocks  # text, not a heading
+    assert GLUED_SENTENCE in body  # split at the gaps, not glued into one word
