@@ -182,7 +182,8 @@ def check(source: Path, default_audience: str | None, settings: Settings) -> int
         + _problems("skipped", skipped + tickets.skipped)
         + _problems("warning", corpus.warnings)
     )
-    print("\n".join(lines)) if lines else None
+    if lines:
+        print("\n".join(lines))
     return 1 if corpus.errors or tickets.bad else 0
 
 

@@ -27,7 +27,9 @@ TICKETS = Path(__file__).parent / "fixtures" / "bring" / "tickets"
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     docs = tmp_path_factory.mktemp("docs")
     write(docs / "lumo-manual.pdf", manual_pdf())
-    with running_app(articles_dir=docs, seed_on_start=True, embedder="local") as api:
+    with running_app(
+        articles_dir=docs, seed_on_start=True, embedder="local", embedded_store="memory"
+    ) as api:
         services = api.services
 
         async def import_tickets() -> list[str]:

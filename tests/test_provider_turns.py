@@ -22,7 +22,7 @@ from app.providers.voyage_connection import VoyageConnection
 from app.services import probe_providers
 from app.turn import engine
 from tests.apihelp import ADMIN, Api, running_app
-from tests.fake_anthropic import MessagesAPI, message, sse, tool_use
+from tests.fake_anthropic import Hang, MessagesAPI, message, sse, tool_use
 from tests.fake_voyage import API_KEY, FakeVoyage
 from tuning import TUNING
 
@@ -137,6 +137,35 @@ def test_summaries_are_metered_and_respect_the_spend_cap() -> None:
         api.run(summarize_now)
         assert len(model.requests) == 1  # not called again: the extractive summary was used
         assert api.run(spend.counters_today)["calls"] == 1
+
+
+def test_a_summary_that_never_comes_ends_at_the_summary_budget(api: Api) -> None:
+    """Item 6: a summary call has a deadline of its own (`summary_budget_seconds`), not the turn's
+    and not the SDK's 600 s; past it the extractive summary is stored and nothing is billed."""
+    h = api.session("cus_castellan")
+    conv = api.conversation(h)
+    for question in ("Where is ORD-1042?", "And how do I reset the room panel?"):
+        api.send(h, conv, question)
+    fake = MessagesAPI().add(Hang())
+    original = (api.services.chat_model, api.services.tuning)
+    api.services.chat_model = fake.model(retry=RetryPolicy.from_tuning(FAST))
+    # one verbatim turn, so the first of the two is summarised now
+    api.services.tuning = dataclasses.replace(FAST, summary_budget_seconds=1.0, verbatim_turns=1)
+    before = api.run(api.services.store.spend.counters_today)
+
+    async def summarize_now() -> None:
+        await api.services.store.conversations.update(conv, {"summarized_through_seq": 0})
+        await asyncio.wait_for(engine._summarize(api.services, conv), timeout=20)
+
+    try:
+        api.run(summarize_now)
+    finally:
+        api.services.chat_model, api.services.tuning = original
+    assert len(fake.bodies) == 1  # asked once, given up on at the budget (no SDK retry loop)
+    stored = api.run(api.services.store.conversations.get, conv)
+    assert stored is not None
+    assert stored.summary.startswith("#1 customer: Where is ORD-1042?")  # the extractive one
+    assert api.run(api.services.store.spend.counters_today)["calls"] == before["calls"]
 
 
 def test_a_rejected_key_shows_in_readyz_and_the_admin_metrics(api: Api) -> None:
