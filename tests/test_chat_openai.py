@@ -588,3 +588,6 @@ def test_a_self_hosted_server_needs_no_key() -> None:
     model = build_chat_model(settings)
     assert isinstance(model, OpenAIChatModel)
     assert model.base_url == "http://localhost:11434/v1" and model.name == "openai:llama3.2"
+    assert "transportWarning" not in model.health.facts
+    remote = OpenAIChatModel(base_url="http://gpu-box:8000/v1", model="m", api_key="k")
+    assert "unencrypted to gpu-box" in remote.health.facts["transportWarning"]

@@ -474,6 +474,11 @@ class OpenAIChatModel:
         headers = {"Accept": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
+            url = urlsplit(self.base_url)
+            if url.scheme == "http" and url.hostname not in ("localhost", "127.0.0.1", "::1"):
+                self.health.facts["transportWarning"] = (
+                    f"OPENAI_API_KEY is sent unencrypted to {url.hostname} (http, not https)"
+                )
         self._client = http_client or httpx2.AsyncClient(timeout=timeout_seconds)
         self._headers = headers
 
