@@ -73,6 +73,14 @@ class Tuning:
     ticket_unknown_age_decay: float = 0.5  # unknown age is treated like one half-life
     ticket_min_quality: float = 0.7  # low-quality resolutions are worse than no resolution
 
+    # --- knowledge loop (resolved handoffs -> tickets, gap clusters, drafts) ---
+    # an agent's "confirmed fix" clears the ticket quality bar; "workaround" is set by the agent
+    resolution_ticket_quality: float = 0.85
+    # average-linkage cosine at which gap questions group; swept with scripts/cluster_gaps_eval
+    # on one half of a labelled intent set, reported on the other half (README)
+    gap_cluster_threshold: float = 0.55
+    gap_half_life_days: float = 14.0  # cluster rank: a question from two weeks ago counts half
+
     # --- rankers (DESIGN 5.3) ---
     vector_num_candidates: int = 200  # ANN breadth: ~5x limit keeps HNSW recall near exact
     vector_limit: int = 40  # dense chunks fed to fusion

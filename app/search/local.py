@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import bm25s
@@ -319,6 +319,29 @@ class LocalSearch:
             len(chunks),
             len(tickets),
         )
+
+    async def refresh_tickets(self) -> None:
+        """Re-read only the tickets (a resolution became knowledge, or one was edited): the
+        article and chunk indexes are kept, so a new ticket is searchable at once and cheaply."""
+        if self._store is None:
+            raise SearchError("this LocalSearch was built from records, not from a store")
+        tickets = await self._store.tickets.all()
+        fresh = _snapshot((), (), tickets)
+        old = self._snap
+        self._snap = replace(
+            old,
+            tickets=fresh.tickets,
+            ticket_vecs=fresh.ticket_vecs,
+            ticket_usable=fresh.ticket_usable,
+            ticket_dim=fresh.ticket_dim,
+            ticket_audience=fresh.ticket_audience,
+            ticket_locale=fresh.ticket_locale,
+            ticket_status=fresh.ticket_status,
+            ticket_quality=fresh.ticket_quality,
+            masks={},  # ticket masks are cached per filter: a new snapshot starts empty
+            plans=dict(old.plans),
+        )
+        log.info("LocalSearch re-indexed %d tickets", len(tickets))
 
     @property
     def counts(self) -> dict[str, int]:
