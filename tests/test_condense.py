@@ -88,6 +88,9 @@ REWRITES = [
     ("I meant the issues when installing it with Carthage",
      ["Should we switch how we install the mobile SDK?"],
      "I meant the issues when installing the mobile SDK with Carthage"),
+    # a plural pronoun never means one named thing
+    ("which languages are supported for them?", ["Is the Visitor Kiosk available in English?"],
+     "which languages are supported for them?"),
     # "do that": the previous question's action, not one of its nouns
     ("and how do I do that on the mobile app?", ["How do I check in to my desk booking?"],
      "and how do I check in to my desk booking on the mobile app?"),

@@ -356,7 +356,7 @@ def _agrees(pronoun: str, subject: str, ids: Identifiers) -> bool:
         last = subject.split()[-1]
         return bool(re.fullmatch(r"[A-Z][a-z]+", last)) and not find_identifiers(subject, ids)
     if word in {"they", "them", "their", "these", "those"}:
-        return _plural(subject) or (named and not find_identifiers(subject, ids))
+        return _plural(subject)  # "them" is not "English": a name is one thing unless plural
     return not _plural(subject) or named
 
 
