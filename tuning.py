@@ -73,6 +73,14 @@ class Tuning:
     ticket_unknown_age_decay: float = 0.5  # unknown age is treated like one half-life
     ticket_min_quality: float = 0.7  # low-quality resolutions are worse than no resolution
 
+    # --- knowledge loop (resolved handoffs -> tickets, gap clusters, drafts) ---
+    # an agent's "confirmed fix" clears the ticket quality bar; "workaround" is set by the agent
+    resolution_ticket_quality: float = 0.85
+    # average-linkage cosine at which gap questions group; swept with scripts/cluster_gaps_eval
+    # on one half of a labelled intent set, reported on the other half (README)
+    gap_cluster_threshold: float = 0.55
+    gap_half_life_days: float = 14.0  # cluster rank: a question from two weeks ago counts half
+
     # --- rankers (DESIGN 5.3) ---
     vector_num_candidates: int = 200  # ANN breadth: ~5x limit keeps HNSW recall near exact
     vector_limit: int = 40  # dense chunks fed to fusion
@@ -182,6 +190,7 @@ class Tuning:
     max_chunk_size: int = 1200  # characters; 512 measured worse on MT-RAG (sweep record above)
     chunk_overlap: int = 150  # characters carried into the next chunk so no sentence is orphaned
     max_document_bytes: int = 1_000_000  # larger files are rejected, not truncated silently
+    max_pdf_bytes: int = 50_000_000  # a PDF's bytes are mostly images and fonts, not text
     embed_batch_size: int = 32  # MiniLM on 2 CPU cores: large enough to amortise, small enough
     # concurrent turns' queries wait this long to share one forward pass (1 client: +2 ms)
     query_batch_window_ms: float = 2.0

@@ -34,6 +34,7 @@ from app.turn.tools import TOOL_SPECS
 from tests.fake_openai_server import (
     API_KEY,
     MODEL,
+    Drop,
     Error,
     FakeOpenAI,
     Hang,
@@ -439,6 +440,25 @@ def test_cost_uses_the_configured_prices_and_says_when_unknown() -> None:
         ([Error(401, code="invalid_api_key")], ProviderConfigError, "invalid_api_key", 1),
         ([Error(403, type="permission_error")], ProviderConfigError, "permission_error", 1),
         ([Error(429, code="insufficient_quota")], ProviderConfigError, "insufficient_quota", 1),
+        # Ollama's and vLLM's error bodies for an unknown model
+        (
+            [Raw('{"error": "model \'llama9\' not found, try pulling it first"}', status=404)],
+            ProviderConfigError,
+            "http_404",
+            1,
+        ),
+        (
+            [
+                Raw(
+                    '{"object": "error", "message": "The model `x` does not exist.", '
+                    '"type": "NotFoundError", "param": null, "code": 404}',
+                    status=404,
+                )
+            ],
+            ProviderConfigError,
+            "NotFoundError",
+            1,
+        ),
         ([Raw("<html>not json</html>", content_type="text/html")], ProviderError, None, 1),
         ([Raw('{"id": "x", "choices": []}')], ProviderError, "bad_response", 1),
     ],
@@ -498,6 +518,24 @@ async def test_an_error_event_mid_stream_is_reported_by_its_type(fake: FakeOpenA
     await model.aclose()
     assert caught.value.kind == "server_error" and "mid-stream" in str(caught.value)
     assert shown and len(fake.bodies) == 1  # text was shown: not retried
+
+
+@pytest.mark.parametrize(("clean", "kind"), [(False, "connection"), (True, "bad_response")])
+async def test_a_stream_cut_off_mid_answer_is_an_error(
+    fake: FakeOpenAI, clean: bool, kind: str
+) -> None:
+    """Lost connection, or a response that ends without `finish_reason` or `[DONE]`: what was
+    shown is half an answer, and the caller must know (it falls back and says so)."""
+    fake.add(Drop("The first half of an answer", clean=clean))
+    model = adapter(fake)
+    shown: list[Any] = []
+    with budget.deadline(30), pytest.raises(ProviderError) as caught:
+        async for e in model.stream(build_request(question="q")):
+            shown.append(e)
+    await model.aclose()
+    assert caught.value.kind == kind, caught.value
+    assert "".join(e.text for e in shown) == "The first half of an answer"
+    assert len(fake.bodies) == 1  # text was shown: not retried
 
 
 async def test_a_hung_server_ends_at_the_deadline(fake: FakeOpenAI) -> None:
@@ -588,3 +626,6 @@ def test_a_self_hosted_server_needs_no_key() -> None:
     model = build_chat_model(settings)
     assert isinstance(model, OpenAIChatModel)
     assert model.base_url == "http://localhost:11434/v1" and model.name == "openai:llama3.2"
+    assert "transportWarning" not in model.health.facts
+    remote = OpenAIChatModel(base_url="http://gpu-box:8000/v1", model="m", api_key="k")
+    assert "unencrypted to gpu-box" in remote.health.facts["transportWarning"]

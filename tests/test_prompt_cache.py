@@ -245,8 +245,30 @@ def test_two_different_turns_read_the_cached_prefix(api: Api) -> None:
     assert first["cacheWrite"] > 0 and first["cacheRead"] == 0
     assert second["cacheRead"] == first["cacheWrite"] and second["cacheWrite"] == 0
     cache = metrics["spend"]["cache"]
-    assert cache["readInputTokens"] >= 2 * TUNING_MIN and cache["alert"] is None
+    assert cache["readInputTokens"] >= 2 * CACHE_MINIMUM[MODEL] and cache["alert"] is None
     assert cache["eligibleCalls"] >= 4
 
 
-TUNING_MIN = CACHE_MINIMUM[MODEL]
+def test_the_prefix_size_script_reports_the_seed_prefixes_as_cacheable(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from scripts import prefix_size
+
+    monkeypatch.setattr("sys.argv", ["prefix_size", "--tenant", str(SEED)])
+    prefix_size.main()
+    rows = [
+        line
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith(("answer", "condense"))
+    ]
+    assert len(rows) == 3 and all(row.endswith("yes") for row in rows), rows
+    monkeypatch.setattr(
+        "sys.argv", ["prefix_size", "--tenant", str(SEED), "--model", "claude-haiku-4-5"]
+    )
+    prefix_size.main()
+    rows = [
+        line
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith(("answer", "condense"))
+    ]
+    assert not any(row.endswith("yes") for row in rows), rows  # 4,096 is out of reach

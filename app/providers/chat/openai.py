@@ -117,8 +117,8 @@ def _error_fields(body: object) -> tuple[str, str | None, str | None]:
             code = inner.get("code")
             return (
                 str(message),
-                str(kind) if isinstance(kind, str) else None,
-                str(code) if isinstance(code, str | int) else None,
+                kind if isinstance(kind, str) and kind else None,
+                code if isinstance(code, str) and code and not code.isdigit() else None,
             )
     if isinstance(body, str) and body.strip():
         return body.strip()[:300], None, None
@@ -338,6 +338,7 @@ class _Round:
     usage: Usage | None = None
     calls: dict[int, dict[str, str]] = field(default_factory=dict)  # index → id, name, arguments
     thinking: ThinkStripper = field(default_factory=ThinkStripper)
+    done: bool = False  # the stream's `[DONE]` arrived
 
     def feed(self, piece: str) -> str:
         """Add streamed content; returns what may be shown (never a thinking block)."""
@@ -474,6 +475,11 @@ class OpenAIChatModel:
         headers = {"Accept": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
+            url = urlsplit(self.base_url)
+            if url.scheme == "http" and url.hostname not in ("localhost", "127.0.0.1", "::1"):
+                self.health.facts["transportWarning"] = (
+                    f"OPENAI_API_KEY is sent unencrypted to {url.hostname} (http, not https)"
+                )
         self._client = http_client or httpx2.AsyncClient(timeout=timeout_seconds)
         self._headers = headers
 
@@ -792,6 +798,7 @@ class OpenAIChatModel:
                             except StopAsyncIteration:
                                 break
                             if data.strip() == "[DONE]":
+                                state.done = True
                                 break
                             for piece in _apply_chunk(state, data, response.headers):
                                 yielded = True
@@ -801,9 +808,10 @@ class OpenAIChatModel:
                             yield rest
                 finally:
                     await response.aclose()
-                if state.finish is None and not state.calls and not state.text:
-                    raise ProviderError(
-                        "openai-compatible stream ended without a completion", "bad_response"
+                if state.finish is None and not state.done:
+                    raise ProviderError(  # cut off: what was shown may be half a sentence
+                        "openai-compatible stream ended before the completion finished",
+                        "bad_response",
                     )
                 self._succeeded()
                 sink.append((state, params))
