@@ -198,6 +198,7 @@ class Tuning:
     max_chunk_size: int = 1200  # characters; 512 measured worse on MT-RAG (sweep record above)
     chunk_overlap: int = 150  # characters carried into the next chunk so no sentence is orphaned
     max_document_bytes: int = 1_000_000  # larger files are rejected, not truncated silently
+    max_pdf_bytes: int = 50_000_000  # a PDF's bytes are mostly images and fonts, not text
     embed_batch_size: int = 32  # MiniLM on 2 CPU cores: large enough to amortise, small enough
     # concurrent turns' queries wait this long to share one forward pass (1 client: +2 ms)
     query_batch_window_ms: float = 2.0
