@@ -153,3 +153,11 @@ def test_lists_code_comments_and_words_set_without_spaces() -> None:
     assert "- Works with up to four lamps" in blocks
     assert "\\# generated file, do not edit" in blocks  # text, not a heading
     assert GLUED_SENTENCE in body  # split at the gaps, not glued into one word
+
+
+def test_pdfs_have_their_own_size_limit(tmp_path: Path) -> None:
+    write(tmp_path / "lumo-manual.pdf", manual_pdf(scanned=False))
+    small = len(manual_pdf(scanned=False)) // 2  # under the PDF's size
+    assert load_corpus(tmp_path, small, default_audience="all", max_pdf_bytes=MAX).articles
+    (err,) = load_corpus(tmp_path, MAX, default_audience="all", max_pdf_bytes=small).errors
+    assert "(tuning.max_pdf_bytes)" in err.reason
