@@ -165,6 +165,7 @@ def check(source: Path, default_audience: str | None, settings: Settings) -> int
         source if sources.articles else [],
         TUNING.max_document_bytes,
         default_audience=default_audience,
+        max_pdf_bytes=TUNING.max_pdf_bytes,
     )
     tickets = load_tickets(sources, settings)
     skipped = sources.skipped + corpus.skipped

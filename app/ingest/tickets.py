@@ -142,11 +142,19 @@ def _field_of(key: str) -> str | None:
 
 
 def _rows(path: Path, raw: bytes) -> Iterator[tuple[int, Mapping[str, Any] | str]]:
-    """(line number, row) for every row; a row that cannot be parsed is its error message."""
+    """(line number, row) for every row; a row that cannot be parsed is its error message.
+    Raises `InvalidArticle` for a file that cannot be read at all (not UTF-8)."""
     text = decode_utf8(raw)
     if path.suffix.lower() == ".csv":
         reader = csv.DictReader(io.StringIO(text))
-        for row in reader:
+        while True:
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:  # e.g. a field over the csv module's size limit
+                yield reader.line_num, f"unreadable CSV ({exc}); the rest of the file was not read"
+                return
             extra = row.pop(None, None)
             if extra:  # more cells than the header has columns: shifted, so no field is sure
                 cells = len(row) + len(extra)
@@ -200,7 +208,12 @@ def load_ticket_rows(
     kinds = tuple(pii)
     out = TicketLoad()
     seen: dict[str, int] = {}
-    for line, parsed in _rows(path, raw):
+    try:
+        rows = list(_rows(path, raw))
+    except InvalidArticle as exc:
+        out.bad.append(LoadError(shown, str(exc)))
+        return out
+    for line, parsed in rows:
         where = f"{shown}:{line}"
         if isinstance(parsed, str):
             out.bad.append(LoadError(where, parsed))
