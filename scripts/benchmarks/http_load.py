@@ -72,6 +72,30 @@ QUESTIONS = (
 )
 READY_TIMEOUT_S = 420.0
 REQUEST_TIMEOUT_S = 120.0
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def thread_cpu(pid: int | None) -> dict[str, float]:
+    """CPU seconds used so far by each thread of process `pid`, keyed "loop" for its main
+    thread (the event loop) and "other" for the rest (the embedding worker, thread pools)
+    summed; empty where /proc is not available. CPU time, unlike latency, barely moves with
+    what else the machine is running."""
+    out = {"loop": 0.0, "other": 0.0}
+    if pid is None:
+        return {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return {}
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat", encoding="ascii") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the thread ended
+        seconds = (int(fields[11]) + int(fields[12])) / _TICK  # utime + stime
+        out["loop" if tid == str(pid) else "other"] += seconds
+    return out
 
 
 class Server:
@@ -85,6 +109,10 @@ class Server:
         self._proc: asyncio.subprocess.Process | None = None
         self.startup_s = 0.0
         self.base_url = ""
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
 
     async def __aenter__(self) -> Server:
         env = {
@@ -243,12 +271,18 @@ async def first_event(http: httpx.AsyncClient, secret: str, turns: int) -> dict[
 
 
 async def run_level(
-    http: httpx.AsyncClient, secret: str, clients: int, messages: int, deadline_s: float
+    http: httpx.AsyncClient,
+    secret: str,
+    clients: int,
+    messages: int,
+    deadline_s: float,
+    server_pid: int | None = None,
 ) -> dict[str, Any]:
     pool = [
         Client(http, CUSTOMERS[i % len(CUSTOMERS)], secret, offset=3 * i) for i in range(clients)
     ]
     await asyncio.gather(*(c.open() for c in pool))
+    cpu_before = thread_cpu(server_pid)
     start = time.perf_counter()
     timed_out = False
     try:
@@ -256,6 +290,7 @@ async def run_level(
     except TimeoutError:
         timed_out = True
     wall = time.perf_counter() - start
+    cpu_after = thread_cpu(server_pid)
     latencies = [x for c in pool for x in c.latencies]
     server_ms = [x for c in pool for x in c.server_ms]
     errors: dict[str, int] = {}
@@ -277,6 +312,12 @@ async def run_level(
         "server_total_ms_p50": round(percentile(server_ms, 50), 1),
         "confidence": bands,
         "handoffs": sum(c.handoffs for c in pool),
+        # the server's CPU per answered turn: the event-loop thread is the one that serialises
+        "server_cpu_ms_per_turn": {
+            k: round(1000 * (cpu_after[k] - cpu_before[k]) / len(latencies), 1)
+            for k in cpu_after
+            if k in cpu_before and latencies
+        },
     }
 
 
@@ -299,7 +340,7 @@ async def run(
             for clients, messages in levels:
                 progress(f"{clients} concurrent clients x {messages} messages")
                 results[str(clients)] = await run_level(
-                    http, server.identity_secret, clients, messages, deadline_s
+                    http, server.identity_secret, clients, messages, deadline_s, server.pid
                 )
             progress(f"1 client x {streamed_turns} streamed turns (time to first SSE event)")
             streamed = await first_event(http, server.identity_secret, streamed_turns)
@@ -370,6 +411,14 @@ def render(result: dict[str, Any]) -> list[str]:
         "(storing the message → end of generation, as the engine times it); the rest is "
         "HTTP, auth, rate-limit counters, storing the reply and the conversation's counters"
     )
+    cpu = [
+        f"{r['clients']} clients {r['server_cpu_ms_per_turn']['loop']:.1f} ms loop + "
+        f"{r['server_cpu_ms_per_turn']['other']:.1f} ms other threads"
+        for r in result["levels"].values()
+        if {"loop", "other"} <= set(r.get("server_cpu_ms_per_turn", {}))
+    ]
+    if cpu:
+        lines.append("  server CPU per turn: " + "; ".join(cpu))
     first = next(iter(result["levels"]))
     for name, rr in result["ratios_vs_first"].items():
         lines.append(
