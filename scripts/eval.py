@@ -165,6 +165,8 @@ def per_case(o: Observation) -> dict[str, Any]:
         "top5": {stage: ids[:5] for stage, ids in o.ranked.get("condensed", {}).items()},
         "confidence": o.confidence,
         "top_score": o.top_score,
+        "features": o.features,
+        "answerability": o.answerability,
         "top_doc": o.top_doc,
         "answer": o.answer,
     }
