@@ -73,6 +73,14 @@ class Tuning:
     ticket_unknown_age_decay: float = 0.5  # unknown age is treated like one half-life
     ticket_min_quality: float = 0.7  # low-quality resolutions are worse than no resolution
 
+    # --- knowledge loop (resolved handoffs -> tickets, gap clusters, drafts) ---
+    # an agent's "confirmed fix" clears the ticket quality bar; "workaround" is set by the agent
+    resolution_ticket_quality: float = 0.85
+    # average-linkage cosine at which gap questions group; swept with scripts/cluster_gaps_eval
+    # on one half of a labelled intent set, reported on the other half (README)
+    gap_cluster_threshold: float = 0.55
+    gap_half_life_days: float = 14.0  # cluster rank: a question from two weeks ago counts half
+
     # --- rankers (DESIGN 5.3) ---
     vector_num_candidates: int = 200  # ANN breadth: ~5x limit keeps HNSW recall near exact
     vector_limit: int = 40  # dense chunks fed to fusion
@@ -111,22 +119,22 @@ class Tuning:
     #   other domain → ClapNQ (wiki):  0.385 / 0.065, AUC 0.780
     #   other domain → IBM Cloud docs: 0.630 / 0.020, AUC 0.905
     # Against the six features of "offline-1" (top, margin, coverage, entities, agreement,
-    # type_match) refitted the same way: report 0.278 / 0.088, AUC 0.806; ClapNQ 0.462 / 0.156,
-    # AUC 0.728; IBM Cloud 0.173 / 0.000, AUC 0.886. Adding `top` to `sentence`: report 0.556 / 0.070, AUC 0.843, and
-    # worse held-out domains (0.446 / 0.104 ClapNQ) — the rerank score's scale moves with the
-    # domain more than the sentence match does, so it only gates (`passage_floor`). Measured and
-    # not adopted (explore_confidence.py, rank AUC over all 273 cases; `sentence` 0.850): corpus
-    # IDF of the rarest question term missing from the best passage 0.752; dense/BM25 top
-    # documents agree 0.636; entity coverage of the top 5 0.553; top-to-5th gap 0.592; distinct
-    # documents in the top 5 0.64; the question's unresolved pronouns 0.55.
-    # Thresholds: strong 0.64 (sentence ≥ 0.91) is the lowest with ≤ 5% of the tune part's
-    # unanswerable cases strong (≤ 7.5% gave 0.61: report part 0.667 / 0.123, over the 0.10
-    # target). weak 0.40 (sentence ≥ 0.63), below Youden's 0.49 on tune: Youden refused 23% of
-    # answerable tune cases and 42% of the seed's answerable questions (customers' own words,
-    # German and French among them, sit lower on an English bi-encoder); at 0.40 none covers
-    # 56% of unanswerable / 16% of answerable tune cases, and 78% / 20% on the seed (the seed's
-    # unanswerable none rate is what the previous model had). passage_floor 0.55 kept (below it the top passage was right for < 20% of turns;
-    # 0.45-0.6 change the report part by one case at most).
+    # type_match) refitted the same way: report 0.278 / 0.088, AUC 0.806; ClapNQ 0.462 / 0.156, AUC
+    # 0.728; IBM Cloud 0.173 / 0.000, AUC 0.886. Adding `top` to `sentence`: report 0.556 / 0.070,
+    # AUC 0.843, and worse held-out domains (0.446 / 0.104 ClapNQ) — the rerank score's scale moves
+    # with the domain more than the sentence match does, so it only gates (`passage_floor`).
+    # Measured and not adopted (explore_confidence.py, rank AUC over all 273 cases; `sentence`
+    # 0.850): corpus IDF of the rarest question term missing from the best passage 0.752; dense/BM25
+    # top documents agree 0.636; entity coverage of the top 5 0.553; top-to-5th gap 0.592; distinct
+    # documents in the top 5 0.64; the question's unresolved pronouns 0.55. Thresholds: strong 0.64
+    # (sentence ≥ 0.91) is the lowest with ≤ 5% of the tune part's unanswerable cases strong (≤ 7.5%
+    # gave 0.61: report part 0.667 / 0.123, over the 0.10 target). weak 0.40 (sentence ≥ 0.63),
+    # below Youden's 0.49 on tune: Youden refused 23% of answerable tune cases and 42% of the seed's
+    # answerable questions (customers' own words, German and French among them, sit lower on an
+    # English bi-encoder); at 0.40 none covers 56% of unanswerable / 16% of answerable tune cases,
+    # and 78% / 20% on the seed (the seed's unanswerable none rate is what the previous model had).
+    # passage_floor 0.55 kept (below it the top passage was right for < 20% of turns; 0.45-0.6
+    # change the report part by one case at most).
     confidence: Mapping[str, ConfidenceBands] = field(
         default_factory=lambda: MappingProxyType(
             {
@@ -169,7 +177,7 @@ class Tuning:
     # The offline intent classifier (app/turn/router.py) may pick an escalating intent only at
     # this probability or above; below it the best non-escalating intent wins. Fitted on the
     # Bitext train split by `python -m scripts.fit_router` (reported on the dev split).
-    escalation_min_probability: float = 0.6
+    escalation_min_probability: float = 0.525
     sla_hours: Mapping[str, int] = field(
         default_factory=lambda: MappingProxyType({"enterprise": 4, "pro": 24, "free": 72})
     )  # contractual first-response times per plan

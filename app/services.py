@@ -7,6 +7,7 @@ import contextlib
 import logging
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -45,6 +46,13 @@ class Services:
     startup_error: str | None = None
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _background: set[asyncio.Task[Any]] = field(default_factory=set)
+
+    @cached_property
+    def prompt_reference(self) -> str:
+        """The tenant reference block every model prompt starts with (stable: built once)."""
+        from app.turn.reference import tenant_reference
+
+        return tenant_reference(self.tenant, self.tuning)
 
     async def readiness(self) -> dict[str, Any]:
         """What /readyz reports: the store answers and the corpus is searchable; and each
@@ -126,8 +134,10 @@ def _health_of(provider: object) -> ProviderHealth | None:
 
 
 async def probe_providers(services: Services) -> None:
-    """At start: measure the generation prompt's cacheable prefix with the token-counting
-    endpoint (free), which also proves the key and model name work; the result is in /readyz.
+    """At start: measure the cacheable prefixes (answer, anonymous and signed in; condensation)
+    with the token-counting endpoint (free), which also proves the key and model name work; the
+    counts, and whether each reaches the model's cache minimum, are in /readyz. The adapter then
+    decides each call's cache breakpoint from these measurements instead of its estimate.
     An adapter without token counting may offer `probe()` instead (e.g. a model list)."""
     measure = getattr(services.chat_model, "measure_prefix", None)
     health = _health_of(services.chat_model)
@@ -139,16 +149,34 @@ async def probe_providers(services: Services) -> None:
             log.warning("provider probe failed: %s", exc)
     if not callable(measure) or health is None:
         return
+    from app.turn.condense import CONDENSE_SCHEMA
+    from app.turn.condense import SYSTEM_PROMPT as CONDENSE_PROMPT
     from app.turn.prompt import SYSTEM_PROMPT
+    from app.turn.reference import with_reference
     from app.turn.tools import TOOL_SPECS
 
+    system = with_reference(SYSTEM_PROMPT, services.prompt_reference)
     try:
-        anonymous = await measure(SYSTEM_PROMPT, ())
-        signed_in = await measure(SYSTEM_PROMPT, TOOL_SPECS)
+        anonymous = await measure(system, ())
+        signed_in = await measure(system, TOOL_SPECS)
+        measure_json = getattr(services.chat_model, "measure_json_prefix", None)
+        condense = (
+            await measure_json(
+                with_reference(CONDENSE_PROMPT, services.prompt_reference), CONDENSE_SCHEMA
+            )
+            if callable(measure_json)
+            else None
+        )
     except ProviderError as exc:  # recorded in the adapter's health (config errors included)
         log.warning("provider probe failed: %s", exc)
         return
-    health.facts["prefixTokens"] = {"anonymous": anonymous, "signedIn": signed_in}
+    counts = {"anonymous": anonymous, "signedIn": signed_in, "condense": condense}
+    health.facts["prefixTokens"] = counts
+    minimum = health.facts.get("cacheMinTokens")
+    if isinstance(minimum, int):  # below the model's minimum the API silently caches nothing
+        health.facts["prefixCacheable"] = {
+            k: v >= minimum for k, v in counts.items() if isinstance(v, int)
+        }
 
 
 async def build_services(

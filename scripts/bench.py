@@ -1,6 +1,6 @@
 """`make bench`: performance figures measured side by side in one run, printed as ratios.
 
-    python -m scripts.bench [--quick] [--sections 1,2,3,4,5] [--out reports/bench.json]
+    python -m scripts.bench [--quick] [--sections 1,2,3,4,5,6] [--out reports/bench.json]
                             [--sizes 1000,10000,100000] [--queries 200,150,60]
                             [--clients 1:64,8:16,32:8] [--repeats 3] [--limit N]
 
@@ -14,9 +14,11 @@ Sections (each prints a table and its ratio lines; everything also goes to the J
 4. bytes written per turn at turn 5 vs turn 200: a document per message vs an array in the
    conversation document (wire bytes and document bytes rewritten);
 5. our pipeline vs a dense-only MiniLM top-4 baseline on the seed eval cases: recall and
-   latency in the same run.
+   latency in the same run;
+6. the cost of clustering 1k and 10k gap questions (the /admin gap report), and of embedding
+   them (MiniLM on a sample, extrapolated; full runs only).
 
-`--quick` (under a minute) runs sections 1 (1k and 10k chunks, fewer queries), 3 and 4; name
+`--quick` (under a minute) runs sections 1 (1k and 10k chunks, fewer queries), 3, 4 and 6; name
 sections 2 or 5 explicitly to add them in a reduced form. Sections 1, 3 and 4 need no model.
 Timings on a shared machine move with its load: the report records the load average around
 every section, and only ratios measured within one run should be compared.
@@ -44,6 +46,7 @@ if str(ROOT) not in sys.path:  # allow `python scripts/bench.py` as well as `-m`
 
 from scripts.benchmarks import (  # noqa: E402
     baseline,
+    gap_clusters,
     http_load,
     prompt_size,
     retrieval_scale,
@@ -56,7 +59,7 @@ FULL = {
     "queries": (200, 150, 60),
     "clients": ((1, 64), (8, 16), (32, 8)),
     "repeats": 3,
-    "sections": (1, 2, 3, 4, 5),
+    "sections": (1, 2, 3, 4, 5, 6),
     "write_turns": (5, 200),
 }
 QUICK = {
@@ -64,7 +67,7 @@ QUICK = {
     "queries": (100, 60),
     "clients": ((1, 8), (8, 2), (32, 1)),
     "repeats": 1,
-    "sections": (1, 3, 4),
+    "sections": (1, 3, 4, 6),
     "write_turns": (5, 50),  # same turn kind (the cycle is 15)
 }
 TITLES = {
@@ -73,6 +76,7 @@ TITLES = {
     3: "prompt_size",
     4: "write_bytes",
     5: "baseline",
+    6: "gap_clusters",
 }
 
 
@@ -90,8 +94,10 @@ def _levels(text: str) -> tuple[tuple[int, int], ...]:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m scripts.bench", description=__doc__.split("\n")[0])
-    p.add_argument("--quick", action="store_true", help="under a minute: sections 1, 3, 4, smaller")
-    p.add_argument("--sections", type=_ints, help="comma-separated section numbers (1-5)")
+    p.add_argument(
+        "--quick", action="store_true", help="under a minute: sections 1, 3, 4, 6, smaller"
+    )
+    p.add_argument("--sections", type=_ints, help="comma-separated section numbers (1-6)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON report path")
     p.add_argument("--sizes", type=_ints, help="section 1 chunk counts, e.g. 1000,10000")
     p.add_argument("--queries", type=_ints, help="section 1 queries per size, e.g. 150,100")
@@ -143,6 +149,8 @@ def _section(args: argparse.Namespace, number: int) -> tuple[Any, Callable[[Any]
         return prompt_size.run(), prompt_size.render
     if number == 4:
         return write_bytes.run(args.write_turns), write_bytes.render
+    if number == 6:
+        return gap_clusters.run(embed_sample=0 if args.quick else 500), gap_clusters.render
     return baseline.run(repeats=args.repeats, limit=args.limit), baseline.render
 
 

@@ -15,7 +15,7 @@ import time
 from app.providers.embeddings import build_embedder
 from app.services import build_search, build_services
 from app.settings import Settings
-from app.store.indexes import ensure_search_indexes, load_regular
+from app.store.indexes import ensure_search_indexes, load_regular, stale_analyzed_articles
 
 
 async def main() -> None:
@@ -28,6 +28,12 @@ async def main() -> None:
             checks = await ensure_search_indexes(services.store.db, dims, progress=print)
             for c in checks:
                 print(f"search index {c.name}: status {c.status}, queryable {c.queryable}, ok")
+            stale = await stale_analyzed_articles(services.store.db)
+            if stale:
+                print(
+                    f"{stale} published articles lack current searchTerms (BM25 cannot find "
+                    "them on Atlas): run make seed or make ingest to rewrite them"
+                )
             return
         from app.seed import seed_store
 

@@ -1,12 +1,18 @@
-"""`make ingest SRC=path`: load, check, chunk, embed and store help articles.
+"""`make ingest SRC=path`: load, check, chunk, embed and store help content and resolved tickets.
 
     python -m scripts.ingest [--dir PATH] [--check] [--prune] [--force] [--default-audience A]
 
-`--check` loads and normalises every file and reports every problem, writing nothing (works
-without any database). Otherwise the articles go into the MongoDB at MONGODB_URI. Without
-MONGODB_URI there is no database to write to: the embedded store is filled by the server itself,
-so the command refuses with one line saying to run `ARTICLES_DIR=PATH make run` instead.
-Exits 1 when any document was rejected (so CI notices a bad article), 2 when it refused.
+PATH is a file or a folder; each file's loader is picked by its content (README, "Bring your
+content"): Markdown/MDX/HTML/PDF articles, a Zendesk Help Center articles export (`.json` with an
+`articles` list), or a tickets export (`.csv` / `.jsonl` whose columns include a resolution and a
+subject or description). Anything else in a folder is skipped and listed.
+
+`--check` loads and validates everything and reports every problem, writing nothing (no database
+needed). Otherwise the content goes into the MongoDB at MONGODB_URI or, without one, into the
+embedded durable store in DATA_DIR, which the next `make run` serves (the server must be stopped
+first: one process owns that store). The report counts added / changed / unchanged / skipped /
+bad with a reason for each skipped or bad row; a second run over the same files changes nothing.
+Exits 1 when anything was rejected (so CI notices), 2 when it refused to run.
 """
 
 from __future__ import annotations
@@ -15,24 +21,27 @@ import argparse
 import asyncio
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
-from app.ingest import IngestReport, ingest_corpus
-from app.ingest.loaders import load_corpus
+from app.ingest import IngestReport, ingest_corpus, ingest_tickets
+from app.ingest.loaders import BUNDLES, LOADERS, LoadError, load_corpus, source_files
+from app.ingest.tickets import TICKET_SUFFIXES, TicketLoad, is_tickets_file, load_ticket_rows
 from app.providers.embeddings import build_embedder
 from app.settings import Settings
-from app.store import open_store
+from app.store import StoreInUse, open_store
 from tuning import TUNING
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m scripts.ingest", description=__doc__)
-    parser.add_argument("--dir", type=Path, default=None, help="folder (or file) of articles")
+    parser.add_argument("--dir", type=Path, default=None, help="file or folder to import")
     parser.add_argument(
         "--check", action="store_true", help="load and report every problem; write nothing"
     )
     parser.add_argument(
-        "--prune", action="store_true", help="delete stored articles no longer in --dir"
+        "--prune", action="store_true", help="delete stored articles from PATH no longer in it"
     )
     parser.add_argument(
         "--force", action="store_true", help="re-embed every article (e.g. after a model change)"
@@ -47,21 +56,199 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _progress(done: int, total: int) -> None:
-    print(f"  {done}/{total} articles embedded", flush=True)
+class Bar:
+    """A progress bar on a terminal (redrawn in place); elsewhere a line about every tenth."""
+
+    def __init__(self, what: str, out: TextIO | None = None, width: int = 30) -> None:
+        self.what, self.out, self.width = what, out or sys.stdout, width
+        self.tty = self.out.isatty()
+        self._last_tenth = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        if total <= 0:
+            return
+        if self.tty:
+            filled = round(self.width * done / total)
+            bar = "#" * filled + "." * (self.width - filled)
+            end = "\n" if done >= total else ""
+            print(f"\r  [{bar}] {done}/{total} {self.what}", end=end, file=self.out, flush=True)
+            return
+        tenth = done * 10 // total
+        if tenth != self._last_tenth:
+            self._last_tenth = tenth
+            print(f"  {done}/{total} {self.what} embedded", file=self.out, flush=True)
 
 
-def check(source: Path, default_audience: str | None) -> int:
-    corpus = load_corpus(source, TUNING.max_document_bytes, default_audience=default_audience)
+@dataclass
+class Sources:
+    """What PATH holds, sorted by loader (article files are loaded from PATH as a whole)."""
+
+    articles: list[Path] = field(default_factory=list)
+    tickets: list[tuple[Path, str]] = field(default_factory=list)
+    skipped: list[LoadError] = field(default_factory=list)
+
+
+def classify(source: Path) -> Sources:
+    """Article files for `load_corpus`, ticket exports for the tickets loader, the rest skipped."""
+    found = Sources()
+    files = (
+        [(source, source.as_posix())]
+        if source.is_file()
+        else [
+            (f, shown)
+            for f, shown, _ in source_files(source)
+            if f.suffix.lower() in LOADERS or f.suffix.lower() in BUNDLES
+        ]
+        + [
+            (f, _shown(f))
+            for f in sorted(source.rglob("*"))
+            if f.suffix.lower() in TICKET_SUFFIXES
+            and f.is_file()
+            and not any(p.startswith(".") for p in f.relative_to(source).parts)
+        ]
+    )
+    for path, shown in files:
+        if path.suffix.lower() in TICKET_SUFFIXES:
+            if is_tickets_file(path):
+                found.tickets.append((path, shown))
+            else:
+                found.skipped.append(
+                    LoadError(
+                        shown,
+                        "not a tickets export (needs a resolution column and a subject or "
+                        "description column)",
+                    )
+                )
+        else:
+            found.articles.append(path)
+    return found
+
+
+def _shown(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def load_tickets(sources: Sources, settings: Settings) -> TicketLoad:
+    """Every ticket file's rows, merged (a ticket id in two files: the later file is bad)."""
+    merged = TicketLoad()
+    seen: dict[str, str] = {}
+    for path, shown in sources.tickets:
+        size = path.stat().st_size
+        if size > TUNING.max_document_bytes * 50:
+            merged.bad.append(LoadError(shown, f"file is {size:,} bytes; split it"))
+            continue
+        got = load_ticket_rows(path, path.read_bytes(), shown=shown, pii=settings.pii_mask)
+        merged.skipped.extend(got.skipped)
+        merged.bad.extend(got.bad)
+        merged.masked_rows += got.masked_rows
+        for ticket in got.tickets:
+            if ticket.id in seen:
+                merged.bad.append(
+                    LoadError(shown, f"ticket id {ticket.id!r} also in {seen[ticket.id]}")
+                )
+                continue
+            seen[ticket.id] = shown
+            merged.tickets.append(ticket)
+    return merged
+
+
+def _problems(label: str, errors: list[LoadError]) -> list[str]:
+    return [f"  {label}: {e.path}: {e.reason}" for e in errors]
+
+
+def check(source: Path, default_audience: str | None, settings: Settings) -> int:
+    sources = classify(source)
+    corpus = load_corpus(
+        source if sources.articles else [],
+        TUNING.max_document_bytes,
+        default_audience=default_audience,
+    )
+    tickets = load_tickets(sources, settings)
+    skipped = sources.skipped + corpus.skipped
     print(
-        f"checked {source}: {len(corpus.articles) + len(corpus.errors)} files, "
+        f"checked {source}: {len(corpus.articles) + len(corpus.errors)} articles, "
         f"{len(corpus.articles)} ok, {len(corpus.errors)} bad, {len(corpus.warnings)} warnings"
     )
-    for e in corpus.errors:
-        print(f"  bad: {e.path}: {e.reason}")
-    for e in corpus.warnings:
-        print(f"  warning: {e.path}: {e.reason}")
-    return 1 if corpus.errors else 0
+    if sources.tickets:
+        print(
+            f"tickets: {len(tickets.tickets)} ok, {len(tickets.skipped)} skipped, "
+            f"{len(tickets.bad)} bad"
+        )
+    lines = (
+        _problems("bad", corpus.errors + tickets.bad)
+        + _problems("skipped", skipped + tickets.skipped)
+        + _problems("warning", corpus.warnings)
+    )
+    if lines:
+        print("\n".join(lines))
+    return 1 if corpus.errors or tickets.bad else 0
+
+
+def _refusal(settings: Settings, source: Path) -> str | None:
+    if settings.mongodb_uri:
+        return None
+    if settings.embedded_store != "file":
+        return (
+            "ingest: EMBEDDED_STORE=memory keeps nothing after this command: set MONGODB_URI, or "
+            f"use the durable embedded store (EMBEDDED_STORE=file, DATA_DIR), or `make ingest "
+            f"SRC={source} ARGS=--check` to only validate"
+        )
+    return None
+
+
+def report_lines(
+    articles: IngestReport | None,
+    tickets: IngestReport | None,
+    ticket_load: TicketLoad | None,
+    skipped: list[LoadError],
+    min_quality: float,
+) -> list[str]:
+    """The closing report: a line per kind, each problem with its reason, then the totals."""
+    lines: list[str] = []
+    added = changed = unchanged = bad = 0
+    skipped_all = list(skipped)
+    if articles is not None:
+        a_changed = len(articles.ingested) - len(articles.added)
+        lines.append(
+            f"articles: {articles.articles_seen} seen: {len(articles.added)} added, "
+            f"{a_changed} changed, {len(articles.unchanged)} unchanged, {len(articles.bad)} bad; "
+            f"chunks: {articles.chunks_written} written ({articles.table_chunks} tables), "
+            f"{articles.chunks_deleted} stale removed"
+        )
+        added += len(articles.added)
+        changed += a_changed + len(articles.pruned)
+        unchanged += len(articles.unchanged)
+        bad += len(articles.bad)
+        lines.extend(articles.summary().splitlines()[1:])  # problems, flags, missing
+    if tickets is not None and ticket_load is not None:
+        low = [t.id for t in ticket_load.tickets if t.quality < min_quality]
+        rows = len(ticket_load.tickets) + len(ticket_load.skipped) + len(ticket_load.bad)
+        lines.append(
+            f"tickets: {rows} rows: {len(tickets.tickets_added)} added, "
+            f"{len(tickets.tickets_changed)} changed, {len(tickets.tickets_unchanged)} "
+            f"unchanged, {len(ticket_load.skipped)} skipped, "
+            f"{len(ticket_load.bad) + len(tickets.bad)} bad; PII masked in "
+            f"{ticket_load.masked_rows} rows"
+        )
+        if low:
+            lines.append(
+                f"  low quality (stored, not retrieved under {min_quality}): {', '.join(low)}"
+            )
+        lines.extend(_problems("bad", ticket_load.bad + tickets.bad))
+        added += len(tickets.tickets_added)
+        changed += len(tickets.tickets_changed)
+        unchanged += len(tickets.tickets_unchanged)
+        bad += len(ticket_load.bad) + len(tickets.bad)
+        skipped_all.extend(ticket_load.skipped)
+    lines.extend(_problems("skipped", skipped_all))
+    lines.append(
+        f"total: {added} added, {changed} changed, {unchanged} unchanged, "
+        f"{len(skipped_all)} skipped, {bad} bad"
+    )
+    return lines
 
 
 async def main(argv: list[str] | None = None) -> int:
@@ -73,36 +260,69 @@ async def main(argv: list[str] | None = None) -> int:
         print(f"ingest: no such file or directory: {source}", file=sys.stderr)
         return 2
     if args.check:
-        return check(source, audience)
-    if settings.embedded:
+        return check(source, audience, settings)
+    refusal = _refusal(settings, source)
+    if refusal:
+        print(refusal, file=sys.stderr)
+        return 2
+    try:
+        store = open_store(settings)
+    except StoreInUse as exc:
+        pid = exc.owner.get("pid")
+        who = f"process {pid}" if pid else "another process"
         print(
-            "ingest: no database to write to (MONGODB_URI is unset) and the embedded store is "
-            f"filled by the server itself: run `ARTICLES_DIR={source} make run`, or "
-            f"`make ingest SRC={source} ARGS=--check` to only validate",
+            f"ingest: {who} (the server?) owns the embedded store in {exc.data_dir}: stop it, "
+            "run this again, then start it (it serves what was imported); or set MONGODB_URI",
             file=sys.stderr,
         )
         return 2
-    store = open_store(settings)
+    sources = classify(source)
     embedder = build_embedder(settings)
-    print(f"ingesting {source} into database {settings.mongodb_db!r} with {embedder.name}")
-    report: IngestReport | None = None
+    where = (
+        f"database {settings.mongodb_db!r}"
+        if settings.mongodb_uri
+        else f"the embedded store in {settings.data_dir}"
+    )
+    print(f"ingesting {source} into {where} with {embedder.name}", flush=True)
+    articles: IngestReport | None = None
+    tickets: IngestReport | None = None
+    ticket_load: TicketLoad | None = None
+    skipped = list(sources.skipped)
     try:
         t0 = time.perf_counter()
-        report = await ingest_corpus(
-            store,
-            embedder,
-            source,
-            prune=args.prune,
-            force=args.force,
-            default_audience=audience,
-            progress=_progress,
-            quarantine=settings.quarantine_flagged,
-        )
+        if sources.articles:
+            articles = await ingest_corpus(
+                store,
+                embedder,
+                source,  # the folder, not its files: slugs and categories follow its layout
+                prune=args.prune,
+                force=args.force,
+                default_audience=audience,
+                progress=Bar("articles"),
+                quarantine=settings.quarantine_flagged,
+                scope=_shown(source),
+            )
+            skipped.extend(articles.skipped)
+        if sources.tickets:
+            ticket_load = load_tickets(sources, settings)
+            tickets = await ingest_tickets(
+                store, embedder, ticket_load.tickets, progress=Bar("tickets")
+            )
+        save = getattr(embedder, "save", None)
+        if callable(save):
+            await asyncio.to_thread(save)
         print(f"done in {time.perf_counter() - t0:.1f}s:")
-        print(report.summary())
+        print(
+            "\n".join(
+                report_lines(articles, tickets, ticket_load, skipped, TUNING.ticket_min_quality)
+            )
+        )
     finally:
         await store.close()
-    return 1 if report.bad else 0
+    failed = (articles is not None and bool(articles.bad)) or (
+        ticket_load is not None and bool(ticket_load.bad)
+    )
+    return 1 if failed or (tickets is not None and tickets.bad) else 0
 
 
 if __name__ == "__main__":

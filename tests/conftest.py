@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from app.providers.embeddings.fake import FakeEmbedder
 from app.settings import Settings
@@ -131,3 +132,33 @@ async def any_store(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncItera
     finally:
         await s.client.drop_database(name)
         await s.close()
+
+
+# --- one set of Atlas search indexes per run ------------------------------------------------
+# A Free-tier cluster allows three search indexes in total: the search-parity and index-readiness
+# suites share this one database (the parity corpus loaded, our three indexes built once, read by
+# every case) instead of each building its own. Session loop: an async client belongs to the
+# loop it was opened on, so the tests that use it run on the session loop too.
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def atlas_search_store() -> AsyncIterator[Store | None]:
+    """None without MONGODB_URI (the tests that read it are marked `atlas` and skipped)."""
+    if not _ATLAS_URI:
+        yield None
+        return
+    from test_search_corpus import load_corpus
+
+    from app.store.indexes import ensure_search_indexes
+
+    name = f"concierge_search_{uuid.uuid4().hex[:8]}"
+    store = open_store(Settings(mongodb_uri=_ATLAS_URI, mongodb_db=name, _env_file=None))  # type: ignore[call-arg]
+    try:
+        await load_corpus(store)
+        await ensure_search_indexes(
+            store.db, FakeEmbedder().dimensions, progress=lambda _: None, timeout_s=600
+        )
+        yield store
+    finally:
+        await store.client.drop_database(name)
+        await store.close()

@@ -16,11 +16,17 @@ What it does that the real API does, so the adapter meets it before production d
   with a `request-id` header, 529 as `overloaded_error`, `retry-after` on 429, and
   `x-should-retry` where the API sets it;
 - usage computed from the request, cache counts included: a `cache_control` breakpoint creates a
-  cache entry (then reads it) only when the prefix up to it (tools + system) reaches the model's
-  minimum cacheable length; below it both cache counts are 0, as the real API reports.
+  cache entry only when the prefix up to it (tools, then system blocks) reaches the model's
+  minimum cacheable length, and a later call *reads* it only when its prefix is byte-for-byte
+  the same (same model, same tools serialised in the same order, same system blocks): one
+  character of per-turn content in the prefix and every call writes, none reads. Below the
+  minimum both cache counts are 0, as the real API reports.
 
-Token counts use `fake_tokens` (3.5 characters a token, Claude's rough English ratio), which is
-deliberately not the adapter's own estimate.
+Token counts use `fake_tokens`: 3.5 characters a token (Claude's rough ratio for English prose;
+its tokenizer gives more tokens per character on JSON and non-English text, so real counts of
+our prefixes are, if anything, higher). `POST /v1/messages/count_tokens` answers with the shape
+the real endpoint has (`{"input_tokens": N}` for a body of model, system, tools and messages),
+counted the same way; it is deliberately not the adapter's own estimate (4 characters a token).
 """
 
 from __future__ import annotations
@@ -154,16 +160,27 @@ def _prefix_text(body: dict[str, Any], upto_breakpoint: bool) -> tuple[str, bool
     """Text of tools + system (the cacheable prefix) and whether a breakpoint marks it."""
     parts = [json.dumps(body.get("tools", []), sort_keys=True)]
     marked = False
-    system = body.get("system", [])
-    if isinstance(system, str):
-        system = [{"type": "text", "text": system}]
-    for block in system:
+    for block in _system_blocks(body):
         parts.append(block.get("text", ""))
         if "cache_control" in block:
             marked = True
             if upto_breakpoint:
                 break
     return "".join(parts), marked
+
+
+def _system_blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    system = body.get("system", [])
+    return [{"type": "text", "text": system}] if isinstance(system, str) else list(system)
+
+
+def cache_key(body: dict[str, Any]) -> str:
+    """What a cache entry is looked up by: the model and the exact prefix bytes up to the last
+    breakpoint (tools as sent, in order; system blocks as sent)."""
+    blocks = _system_blocks(body)
+    marks = [i for i, b in enumerate(blocks) if "cache_control" in b]
+    upto = blocks[: marks[-1] + 1] if marks else blocks
+    return json.dumps([body["model"], body.get("tools", []), upto], ensure_ascii=False)
 
 
 def _content_text(content: Any) -> str:
@@ -197,11 +214,12 @@ class MessagesAPI:
         minimum = CACHE_MINIMUM.get(body["model"], 4096)
         read = write = 0
         if marked and prefix_tokens >= minimum:
-            if prefix in self.cached_prefixes:
+            key = cache_key(body)
+            if key in self.cached_prefixes:
                 read = prefix_tokens
             else:
                 write = prefix_tokens
-                self.cached_prefixes.add(prefix)
+                self.cached_prefixes.add(key)
         else:
             rest += prefix_tokens
         return {

@@ -19,7 +19,8 @@ What it does that real servers do:
   empty `choices` when `stream_options.include_usage` is set, then `data: [DONE]`; with
   `: keep-alive` comment lines between events;
 - failures as scripted: an HTTP error with OpenAI's error body and optional `retry-after`, an
-  `{"error": …}` event in the middle of a 200 stream, a request it accepts and never answers;
+  `{"error": …}` event in the middle of a 200 stream, a connection lost mid-stream, a request it
+  accepts and never answers;
 - server personalities (`Dialect`): one that ignores `response_format` (answers JSON in prose
   and a code fence, as many local servers do), one that rejects it with a 400, one that rejects
   `stream_options`, one that reports no usage at all.
@@ -89,6 +90,15 @@ class StreamError:
     text: str = ""
     message: str = "The server had an error while processing your request."
     type: str = "server_error"
+
+
+@dataclass(frozen=True)
+class Drop:
+    """A 200 stream that sends `text` and then loses the connection (no finish, no [DONE]);
+    `clean=True` ends the response properly instead, just without finishing the completion."""
+
+    text: str = ""
+    clean: bool = False
 
 
 @dataclass(frozen=True)
@@ -356,6 +366,14 @@ class FakeOpenAI:
 
         await send(chunk({"role": "assistant", "content": ""}))
         output = ""
+        if isinstance(item, Drop):
+            for piece in _pieces(item.text, 2):
+                await send(chunk({"content": piece}))
+            if item.clean:
+                await response.write_eof()
+            elif request.transport is not None:
+                request.transport.abort()  # the connection is lost mid-answer
+            return response
         if isinstance(item, StreamError):
             for piece in _pieces(item.text, 2):
                 await send(chunk({"content": piece}))
@@ -494,7 +512,8 @@ def _error(
     headers: Mapping[str, str] | None = None,
 ) -> web.Response:
     body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
-    return web.json_response(body, status=status, headers=dict(headers or {}))
+    headers = {"x-request-id": "req_fake0123", **(headers or {})}
+    return web.json_response(body, status=status, headers=headers)
 
 
 def main(argv: list[str] | None = None) -> None:

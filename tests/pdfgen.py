@@ -153,6 +153,40 @@ def scanned_only_pdf() -> bytes:
     return buf.getvalue()
 
 
+GLUED_SENTENCE = "Each word of this sentence is placed on its own with no space character"
+
+
+def steps_pdf() -> bytes:
+    """Numbered steps, bullets, a code comment line, and a sentence set word by word with narrow
+    gaps and no space characters (as some typesetters write text)."""
+    buf = io.BytesIO()
+    c = Canvas(buf, pagesize=A4)
+    c.setTitle("Pairing guide")
+    y = _lines(
+        c,
+        [
+            "1. Hold the moon button for eight seconds.",
+            "2. Wait until the ring glows amber.",
+            "3. Press any button on the lamp.",
+        ],
+        LEFT,
+        HEIGHT - 100,
+    )
+    y = _lines(
+        c, ["\u2022 Works with up to four lamps", "\u2022 Needs fresh batteries"], LEFT, y - 10
+    )
+    c.setFont("Courier", 10.5)
+    c.drawString(LEFT, y - 10, "# generated file, do not edit")
+    c.setFont("Helvetica", 10.5)
+    x = LEFT
+    for word in GLUED_SENTENCE.split():
+        c.drawString(x, y - 40, word)
+        x += c.stringWidth(word, "Helvetica", 10.5) + 2.8  # a word gap under pdfplumber's 3 pt
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
 def write(path: Path, data: bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)

@@ -69,9 +69,27 @@ def test_text_index_maps_filter_fields_as_token() -> None:
     fields = definitions()["kb_articles_search"]["definition"]["mappings"]["fields"]  # type: ignore[index]
     for name in ("audience", "status", "locale"):
         assert fields[name]["type"] == "token", name
-    for name in ("title", "body", "summary"):
-        assert fields[name]["type"] == "string" and fields[name]["analyzer"] == "lucene.english"
-    assert fields["tags"]["analyzer"] == "lucene.keyword"
+
+
+def test_text_index_maps_the_analyzed_fields_with_the_whitespace_analyzer() -> None:
+    """Atlas must not analyse the lexical ranker's text itself (issue 12): the stored
+    `searchTerms` are our analyzer's tokens, split on whitespace only, at index and query time,
+    and the pipeline queries exactly those paths."""
+    fields = definitions()["kb_articles_search"]["definition"]["mappings"]["fields"]  # type: ignore[index]
+    terms = fields["searchTerms"]
+    assert terms["type"] == "document"
+    assert set(terms["fields"]) == {"title", "tags", "body"}
+    for spec in terms["fields"].values():
+        assert spec == {
+            "type": "string",
+            "analyzer": "lucene.whitespace",
+            "searchAnalyzer": "lucene.whitespace",
+        }
+    compound = atlas.articles_compound("x", atlas.SearchFilter(audiences=("all",)), 1.0, 1.0)
+    paths = {c["text"]["path"] for c in compound["should"]}
+    assert paths == {f"searchTerms.{name}" for name in terms["fields"]}
+    # nothing else is analysed by Atlas: no text field outside searchTerms
+    assert all(spec["type"] == "token" for name, spec in fields.items() if name != "searchTerms")
 
 
 def test_regular_indexes_of_the_design() -> None:

@@ -1,38 +1,87 @@
 """Imported content answers turns: a PDF's page and an imported ticket are cited (asked through
-the HTTP API with the real MiniLM and the offline answerer, then read back from stored messages)."""
+the HTTP API with the real MiniLM and the offline answerer, then read back from stored messages).
+
+The app serves a folder holding the test manual (ARTICLES_DIR); the tickets fixture is imported
+into its store with the same loader and pipeline `make ingest` uses, then search is refreshed.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.apihelp import running_app
+from app.ingest import ingest_tickets
+from app.ingest.tickets import load_ticket_rows
+from tests.apihelp import Api, running_app
 from tests.pdfgen import manual_pdf, write
 
 pytestmark = pytest.mark.slow  # the real MiniLM: the fake embedder's vectors answer nothing
 
-
-def _citations(message: dict[str, Any]) -> list[dict[str, Any]]:
-    return list(message["meta"].get("citations") or [])
+TICKETS = Path(__file__).parent / "fixtures" / "bring" / "tickets"
 
 
-def test_a_turn_answered_from_a_pdf_cites_its_page(tmp_path: Path) -> None:
-    write(tmp_path / "docs" / "lumo-manual.pdf", manual_pdf())
-    with running_app(articles_dir=tmp_path / "docs", seed_on_start=True, embedder="local") as api:
-        page = api.client.get("/help/lumo-manual")
-        assert page.status_code == 200
-        assert 'id="page=2"' in page.text and "&lt;!--" not in page.text
-        assert "<table>" in page.text  # the power table, rendered
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    docs = tmp_path_factory.mktemp("docs")
+    write(docs / "lumo-manual.pdf", manual_pdf())
+    with running_app(
+        articles_dir=docs, seed_on_start=True, embedder="local", embedded_store="memory"
+    ) as api:
+        services = api.services
 
-        headers = api.session()
-        conv = api.conversation(headers)
-        api.send(headers, conv, "What is the maximum current of the Lumo XL?")
-        reply = api.messages(conv)[-1]
-        assert reply["role"] == "assistant"
-        cited = _citations(reply)
-        assert cited, (reply["content"], {k: reply["meta"].get(k) for k in ("confidence", "passages", "escalated")})
-        assert cited[0]["url"] == "/help/lumo-manual#page=2"
-        assert cited[0]["page"] == 2
-        assert "2.5 A" in reply["content"]
+        async def import_tickets() -> list[str]:
+            rows = []
+            for name in ("tickets.csv", "tickets.jsonl"):
+                path = TICKETS / name
+                rows.extend(load_ticket_rows(path, path.read_bytes()).tickets)
+            report = await ingest_tickets(services.store, services.embedder, rows)
+            await services.search.refresh()
+            return report.tickets_added
+
+        assert len(api.run(import_tickets)) == 9
+        yield api
+
+
+def _ask(api: Api, question: str) -> dict[str, Any]:
+    headers = api.session()
+    conv = api.conversation(headers)
+    api.send(headers, conv, question)
+    reply = api.messages(conv)[-1]
+    assert reply["role"] == "assistant"
+    return reply
+
+
+def test_a_turn_answered_from_a_pdf_cites_its_page(api: Api) -> None:
+    page = api.client.get("/help/lumo-manual")
+    assert page.status_code == 200
+    assert 'id="page=2"' in page.text and "&lt;!--" not in page.text
+    assert "<table>" in page.text  # the power table, rendered
+
+    reply = _ask(api, "What is the maximum current of the Lumo XL?")
+    cited = reply["meta"].get("citations") or []
+    assert cited, (reply["content"], reply["meta"].get("confidence"))
+    assert cited[0]["url"] == "/help/lumo-manual#page=2"
+    assert cited[0]["page"] == 2
+    assert "2.5 A" in reply["content"]
+
+
+def test_a_turn_answered_from_an_imported_ticket_cites_it(api: Api) -> None:
+    reply = _ask(api, "My timers fire an hour late since the clocks changed")
+    cited = reply["meta"].get("citations") or []
+    assert any(c["kind"] == "ticket" and c["docId"] == "ZD-88106" for c in cited), (
+        reply["content"],
+        reply["meta"].get("confidence"),
+        reply["meta"].get("passages"),
+    )
+    assert "time zone" in reply["content"]
+
+    async def stored(ticket_id: str) -> dict[str, Any]:
+        doc = await api.services.store.db["tickets"].find_one({"_id": ticket_id})
+        assert doc is not None
+        return dict(doc)
+
+    masked = api.run(stored, "ZD-88102")  # its description named a password
+    assert "hunter22" not in masked["symptom"] and "[password]" in masked["symptom"]

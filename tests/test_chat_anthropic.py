@@ -450,7 +450,8 @@ def test_factory_builds_anthropic_from_settings() -> None:
     assert isinstance(model, AnthropicChatModel)
     assert model.name == f"anthropic:{MODEL}" and model.retry.max_retries == 1
     assert model.capabilities.cache_min_tokens == 2048
-    # the signed-in answer prefix is below Sonnet 4.6's minimum: no breakpoint, no claim
+    # the bare instructions and tools (a tenant file without a reference) are below Sonnet 4.6's
+    # minimum: no breakpoint, no claim (tests/test_prompt_cache.py covers the tenant's prefix)
     assert model.prefix_tokens(SYSTEM_PROMPT, TOOL_SPECS) < 2048
     lowered = build_chat_model(
         Settings(**base, anthropic_api_key="k", anthropic_cache_min_tokens=1024)  # type: ignore[arg-type]

@@ -18,9 +18,11 @@ from app.providers.chat import build_chat_model
 from app.providers.chat.base import ChatMessage, StreamDone, TextDelta
 from app.providers.chat.openai import (
     OpenAIChatModel,
+    ThinkStripper,
     function_tools,
     parse_json_object,
     strict_compatible,
+    strip_thinking,
 )
 from app.providers.chat.pricing import UNKNOWN_PRICE
 from app.providers.errors import ProviderConfigError, ProviderError
@@ -32,6 +34,7 @@ from app.turn.tools import TOOL_SPECS
 from tests.fake_openai_server import (
     API_KEY,
     MODEL,
+    Drop,
     Error,
     FakeOpenAI,
     Hang,
@@ -196,6 +199,49 @@ async def test_stop_reasons_reach_the_caller(fake: FakeOpenAI, item: Any, stop: 
     assert streamed.reply.stop_reason == plain.stop_reason == stop
 
 
+async def test_a_leading_thinking_block_is_never_shown(fake: FakeOpenAI) -> None:
+    """Reasoning models behind servers without a reasoning parser think inside `content`."""
+    thought = "<think>The customer wants the AUTH_302 fix; passage 1 has it.</think>\n\n"
+    fake.add(Text(thought + "Upload the new certificate [1].", split=7))
+    fake.add(Text(thought + "Upload the new certificate [1]."))
+    model = adapter(fake)
+    events = [e async for e in model.stream(build_request(question="q", passages=[AUTH_302]))]
+    plain = await model.generate(build_request(question="q", passages=[AUTH_302]))
+    await model.aclose()
+    shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert shown == plain.text == "Upload the new certificate [1]."
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("<think>a</think>b", "b"),
+        ("  <think>\nplan\n</think>\n\nAnswer.", "Answer."),
+        ("<b>Bold</b> answer", "<b>Bold</b> answer"),
+        ("<thin", "<thin"),  # only looked like the tag's start
+        ("<think>never closed", ""),
+        ("Answer. <think>not leading</think>", "Answer. <think>not leading</think>"),
+    ],
+)
+def test_only_a_leading_thinking_block_is_stripped(text: str, shown: str) -> None:
+    assert strip_thinking(text) == shown
+    stripper = ThinkStripper()  # the same, one character at a time
+    assert "".join(stripper.feed(c) for c in text) + stripper.finish() == shown
+
+
+async def test_tool_runner_failures_are_not_provider_failures(fake: FakeOpenAI) -> None:
+    fake.add(Tools([("lookupOrder", {"orderRef": "ORD-1042"})]))
+
+    async def store_down(name: str, args: dict[str, Any]) -> Any:
+        raise ConnectionError("store unreachable")
+
+    model = adapter(fake)
+    with pytest.raises(ConnectionError):
+        await model.generate(signed_in(tools=store_down))
+    await model.aclose()
+    assert not model.health.failures
+
+
 # --------------------------------------------------------------------------- JSON output
 
 
@@ -335,6 +381,19 @@ async def test_max_tokens_is_renamed_when_the_model_wants_max_completion_tokens(
     assert "max_tokens" in fake.bodies[0] and "max_completion_tokens" in fake.bodies[1]
 
 
+async def test_a_model_that_takes_only_the_default_temperature_gets_none(
+    fake: FakeOpenAI,
+) -> None:
+    msg = "Unsupported value: 'temperature' does not support 0 with this model."
+    fake.add(Error(400, msg, code="unsupported_value"))
+    model = adapter(fake)
+    reply = await model.complete_json("condense", condense_messages(), CONDENSE_SCHEMA)
+    again = await model.complete_json("condense", condense_messages(), CONDENSE_SCHEMA)
+    await model.aclose()
+    assert reply.data["intent"] == again.data["intent"] == "order_status"
+    assert [("temperature" in b) for b in fake.bodies] == [True, False, False]
+
+
 async def test_one_pooled_connection_serves_consecutive_calls(fake: FakeOpenAI) -> None:
     fake.add(Text("one"), Text("two"))
     model = adapter(fake)
@@ -381,6 +440,25 @@ def test_cost_uses_the_configured_prices_and_says_when_unknown() -> None:
         ([Error(401, code="invalid_api_key")], ProviderConfigError, "invalid_api_key", 1),
         ([Error(403, type="permission_error")], ProviderConfigError, "permission_error", 1),
         ([Error(429, code="insufficient_quota")], ProviderConfigError, "insufficient_quota", 1),
+        # Ollama's and vLLM's error bodies for an unknown model
+        (
+            [Raw('{"error": "model \'llama9\' not found, try pulling it first"}', status=404)],
+            ProviderConfigError,
+            "http_404",
+            1,
+        ),
+        (
+            [
+                Raw(
+                    '{"object": "error", "message": "The model `x` does not exist.", '
+                    '"type": "NotFoundError", "param": null, "code": 404}',
+                    status=404,
+                )
+            ],
+            ProviderConfigError,
+            "NotFoundError",
+            1,
+        ),
         ([Raw("<html>not json</html>", content_type="text/html")], ProviderError, None, 1),
         ([Raw('{"id": "x", "choices": []}')], ProviderError, "bad_response", 1),
     ],
@@ -395,6 +473,8 @@ async def test_failures_become_typed_provider_errors_after_production_retries(
     await model.aclose()
     if kind is not None:
         assert caught.value.kind == kind  # type: ignore[attr-defined]
+    if isinstance(items[0], Error):
+        assert "req_fake0123" in str(caught.value)  # the server's request id, for its logs
     assert len(fake.bodies) == requests
     assert model.health.failures
 
@@ -438,6 +518,24 @@ async def test_an_error_event_mid_stream_is_reported_by_its_type(fake: FakeOpenA
     await model.aclose()
     assert caught.value.kind == "server_error" and "mid-stream" in str(caught.value)
     assert shown and len(fake.bodies) == 1  # text was shown: not retried
+
+
+@pytest.mark.parametrize(("clean", "kind"), [(False, "connection"), (True, "bad_response")])
+async def test_a_stream_cut_off_mid_answer_is_an_error(
+    fake: FakeOpenAI, clean: bool, kind: str
+) -> None:
+    """Lost connection, or a response that ends without `finish_reason` or `[DONE]`: what was
+    shown is half an answer, and the caller must know (it falls back and says so)."""
+    fake.add(Drop("The first half of an answer", clean=clean))
+    model = adapter(fake)
+    shown: list[Any] = []
+    with budget.deadline(30), pytest.raises(ProviderError) as caught:
+        async for e in model.stream(build_request(question="q")):
+            shown.append(e)
+    await model.aclose()
+    assert caught.value.kind == kind, caught.value
+    assert "".join(e.text for e in shown) == "The first half of an answer"
+    assert len(fake.bodies) == 1  # text was shown: not retried
 
 
 async def test_a_hung_server_ends_at_the_deadline(fake: FakeOpenAI) -> None:
@@ -528,3 +626,6 @@ def test_a_self_hosted_server_needs_no_key() -> None:
     model = build_chat_model(settings)
     assert isinstance(model, OpenAIChatModel)
     assert model.base_url == "http://localhost:11434/v1" and model.name == "openai:llama3.2"
+    assert "transportWarning" not in model.health.facts
+    remote = OpenAIChatModel(base_url="http://gpu-box:8000/v1", model="m", api_key="k")
+    assert "unencrypted to gpu-box" in remote.health.facts["transportWarning"]

@@ -198,3 +198,10 @@ def test_flagged_fixture_is_loaded_with_its_flag() -> None:
 )
 def test_tags_are_lowercased_like_queries(raw: object, expected: list[str]) -> None:
     assert _tags(raw) == expected
+
+
+def test_html_list_items_keep_punctuation_next_to_emphasis() -> None:
+    from app.ingest.html import parse_html
+
+    body = parse_html("<ol><li>Open <strong>Settings</strong> and tap <b>Hub</b>.</li></ol>").body
+    assert body == "1. Open **Settings** and tap **Hub**."

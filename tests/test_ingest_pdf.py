@@ -12,9 +12,18 @@ from app.ingest.pdf import pdf_to_markdown
 from app.providers.embeddings.fake import FakeEmbedder
 from app.store import Store
 from app.store.models import Article
-from tests.pdfgen import LEFT_COLUMN, RIGHT_COLUMN, manual_pdf, scanned_only_pdf, write
+from tests.pdfgen import (
+    GLUED_SENTENCE,
+    LEFT_COLUMN,
+    RIGHT_COLUMN,
+    manual_pdf,
+    scanned_only_pdf,
+    steps_pdf,
+    write,
+)
 
 MAX = 10_000_000
+KEY = "a-view-key-of-at-least-thirty-two-bytes"
 
 
 def _load(path: Path) -> tuple[list[str], list[LoadError], Article]:
@@ -117,3 +126,30 @@ async def test_pdf_chunks_are_stored_with_pages_and_rerunning_changes_nothing(
     assert {(c.kind, c.page) for c in chunks if c.kind == "table"} == {("table", 2), ("table", 3)}
     again = await ingest_corpus(store, FakeEmbedder(), tmp_path, default_audience="all")
     assert (again.ingested, again.unchanged, again.changed) == ([], ["lumo-manual"], 0)
+
+
+def test_citation_links_carry_the_page_after_any_view_token() -> None:
+    from app.links import article_url
+
+    assert article_url("lumo-manual", "all", KEY, page=2) == "/help/lumo-manual#page=2"
+    restricted = article_url("lumo-manual", "pro", KEY, "pro", page=3)
+    assert restricted.startswith("/help/lumo-manual?v=") and restricted.endswith("#page=3")
+    assert article_url("lumo-manual", "all", KEY) == "/help/lumo-manual"
+
+
+def test_both_search_backends_carry_a_chunks_page() -> None:
+    from app.search.atlas import chunk_hit
+
+    doc = {"_id": "m#1", "articleId": "m", "text": "t", "breadcrumb": "M", "score": 0.5}
+    assert chunk_hit({**doc, "page": 3}).page == 3
+    assert chunk_hit(doc).page is None
+
+
+def test_lists_code_comments_and_words_set_without_spaces() -> None:
+    body = pdf_to_markdown(steps_pdf()).body
+    blocks = body.split("\n\n")
+    assert "1. Hold the moon button for eight seconds." in blocks
+    assert "3. Press any button on the lamp." in blocks  # each step its own item
+    assert "- Works with up to four lamps" in blocks
+    assert "\\# generated file, do not edit" in blocks  # text, not a heading
+    assert GLUED_SENTENCE in body  # split at the gaps, not glued into one word

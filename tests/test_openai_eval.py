@@ -13,6 +13,7 @@ from tests.fake_openai_server import API_KEY, MODEL, FakeOpenAI
 from tests.test_eval_harness import CASES, CORPUS, _write_jsonl
 
 
+@pytest.mark.integration  # the whole pipeline on a small corpus (~20 s here): not in make smoke
 def test_the_eval_harness_runs_with_the_openai_provider(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

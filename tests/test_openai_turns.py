@@ -4,6 +4,7 @@ server on 127.0.0.1, driven through the HTTP API; what was stored, billed and re
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -161,3 +162,49 @@ def test_a_bad_key_shows_in_readyz(api: Api, server: FakeOpenAI) -> None:
     assert body["degraded"] == ["chat"]
     assert "invalid_api_key" in body["providers"]["chat"]["configError"]
     assert "HTTP 401" in body["providers"]["chat"]["configError"]
+
+
+def test_summaries_are_written_by_the_server_and_metered(api: Api, fake: FakeOpenAI) -> None:
+    from app.turn import engine
+
+    h = api.session("cus_castellan")
+    conv = api.conversation(h)
+    for i in range(8):  # enough turns that some have left the verbatim window
+        api.send(h, conv, f"Question number {i} about the room panel?")
+    fake.reset()
+    fake.add(Text("The customer asked about the room panel."))
+    spend = api.services.store.spend
+    before = api.run(spend.counters_today)
+
+    async def summarize_now() -> None:
+        await api.services.store.conversations.update(conv, {"summarized_through_seq": 0})
+        await engine._summarize(api.services, conv)
+
+    api.run(summarize_now)
+    stored = api.run(api.services.store.conversations.get, conv)
+    assert stored is not None
+    assert stored.summary.startswith("The customer asked about")
+    (body,) = fake.bodies
+    assert "stream" not in body and "<transcript>" in body["messages"][1]["content"]
+    after = api.run(spend.counters_today)
+    assert after["calls"] - before["calls"] == 1 and after["outputTokens"] > before["outputTokens"]
+
+
+def test_a_bad_key_at_start_is_in_readyz_without_any_turn(server: FakeOpenAI) -> None:
+    """The real wiring: the start-up probe (GET /models) meets a 401 before any customer."""
+    server.reset()
+    with running_app(
+        tuning=FAST,
+        llm="openai",
+        openai_base_url=server.base_url,
+        openai_model=MODEL,
+        openai_api_key="sk-revoked",
+    ) as app:
+        for _ in range(200):
+            chat = app.client.get("/readyz").json()["providers"]["chat"]
+            if chat["configError"]:
+                break
+            time.sleep(0.05)
+    assert "HTTP 401" in chat["configError"] and chat["ok"] is False
+    assert [s.path for s in server.seen] == ["/v1/models"]
+    assert chat["pricing"].startswith("unknown")  # no OPENAI_PRICE_* given

@@ -22,7 +22,7 @@ from app.providers.voyage_connection import VoyageConnection
 from app.services import probe_providers
 from app.turn import engine
 from tests.apihelp import ADMIN, Api, running_app
-from tests.fake_anthropic import MessagesAPI, message, sse, tool_use
+from tests.fake_anthropic import Hang, MessagesAPI, message, sse, tool_use
 from tests.fake_voyage import API_KEY, FakeVoyage
 from tuning import TUNING
 
@@ -139,6 +139,35 @@ def test_summaries_are_metered_and_respect_the_spend_cap() -> None:
         assert api.run(spend.counters_today)["calls"] == 1
 
 
+def test_a_summary_that_never_comes_ends_at_the_summary_budget(api: Api) -> None:
+    """Item 6: a summary call has a deadline of its own (`summary_budget_seconds`), not the turn's
+    and not the SDK's 600 s; past it the extractive summary is stored and nothing is billed."""
+    h = api.session("cus_castellan")
+    conv = api.conversation(h)
+    for question in ("Where is ORD-1042?", "And how do I reset the room panel?"):
+        api.send(h, conv, question)
+    fake = MessagesAPI().add(Hang())
+    original = (api.services.chat_model, api.services.tuning)
+    api.services.chat_model = fake.model(retry=RetryPolicy.from_tuning(FAST))
+    # one verbatim turn, so the first of the two is summarised now
+    api.services.tuning = dataclasses.replace(FAST, summary_budget_seconds=1.0, verbatim_turns=1)
+    before = api.run(api.services.store.spend.counters_today)
+
+    async def summarize_now() -> None:
+        await api.services.store.conversations.update(conv, {"summarized_through_seq": 0})
+        await asyncio.wait_for(engine._summarize(api.services, conv), timeout=20)
+
+    try:
+        api.run(summarize_now)
+    finally:
+        api.services.chat_model, api.services.tuning = original
+    assert len(fake.bodies) == 1  # asked once, given up on at the budget (no SDK retry loop)
+    stored = api.run(api.services.store.conversations.get, conv)
+    assert stored is not None
+    assert stored.summary.startswith("#1 customer: Where is ORD-1042?")  # the extractive one
+    assert api.run(api.services.store.spend.counters_today)["calls"] == before["calls"]
+
+
 def test_a_rejected_key_shows_in_readyz_and_the_admin_metrics(api: Api) -> None:
     """Item 6: a revoked key no longer turns the service offline silently."""
     fake = MessagesAPI()
@@ -168,9 +197,10 @@ def test_the_probe_measures_the_cacheable_prefix(api: Api) -> None:
     finally:
         api.services.chat_model = original
     tokens = view["prefixTokens"]
-    assert tokens["signedIn"] > tokens["anonymous"] > 0
+    assert tokens["signedIn"] > tokens["anonymous"] > 0 and tokens["condense"] > 0
     assert view["cacheMinTokens"] == model.capabilities.cache_min_tokens
-    assert len(fake.counted) == 2
+    assert view["prefixCacheable"] == {k: v >= view["cacheMinTokens"] for k, v in tokens.items()}
+    assert len(fake.counted) == 3
 
 
 def test_admin_metrics_report_cache_tokens_and_alert_when_reads_stay_zero() -> None:
@@ -232,9 +262,11 @@ def test_a_whole_turn_over_the_wire_format_fake(api: Api) -> None:
     assert meta["condensation"]["source"] == "model"
     assert meta["condensedQuestion"] == condensed["standaloneQuestion"]
     assert stored["content"].endswith("It takes a few minutes [1].")
-    assert meta["tokens"]["calls"] == 1 and meta["tokens"]["cacheEligibleCalls"] == 0
+    # the prefix (tools + instructions + tenant reference) reaches Sonnet 4.6's minimum
+    assert meta["tokens"]["calls"] == 1 and meta["tokens"]["cacheEligibleCalls"] == 1
     condense_body, answer_body = fake.bodies
     assert condense_body["tool_choice"] == {"type": "tool", "name": "record_output"}
-    assert answer_body["stream"] is True and "cache_control" not in answer_body["system"][0]
+    assert answer_body["stream"] is True
+    assert answer_body["system"][-1]["cache_control"] == {"type": "ephemeral"}
     after = api.run(api.services.store.spend.counters_today)
     assert after["calls"] - before["calls"] == 2  # the condensation and the answer, both billed

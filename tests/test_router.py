@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from app.providers.embeddings.fake import FakeEmbedder
+from app.providers.errors import ProviderError
 from app.tenant import load_tenant
 from app.turn.clamp import INTENTS, SENTIMENTS
 from app.turn.router import (
@@ -19,6 +20,7 @@ from app.turn.router import (
     lexicon_sentiment,
     looks_like_acknowledgment,
     policy_phrase_intent,
+    strip_amounts,
 )
 
 SEED_TENANT = load_tenant(_Path(__file__).resolve().parent.parent / "seed")
@@ -339,3 +341,40 @@ async def test_german_and_french_policy_requests(
 )
 def test_acknowledgments_in_more_forms(text: str, ack: bool) -> None:
     assert looks_like_acknowledgment(text) is ack
+
+
+# --- typos, amounts and the order of the rules -------------------------------------------------
+
+
+async def test_a_misspelt_message_routes_like_the_spelt_one(router: Router) -> None:
+    """The fake embedder hashes whole words, so only the repair can make these agree."""
+    assert (await router.route("wipe my gold acount")).intent == "data_deletion"
+    assert (await router.route("wheer is my parcell")).intent == "order_status"
+
+
+def test_money_amounts_become_words_for_routing() -> None:
+    assert strip_amounts("refund $1499") == "refund an amount"
+    assert strip_amounts("I paid 160 dollars for ORD-1042") == "I paid an amount for ORD-1042"
+    assert strip_amounts("error AUTH_302 at 3pm") == "error AUTH_302 at 3pm"
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "rule"),
+    [
+        # a policy boundary named alongside a request for a person stays the policy intent
+        ("I will file a chargeback, let me talk to a human", "billing_dispute", "policy_phrase"),
+        ("can I talk to a human?", "human_handoff", "human_request"),
+        ("thanks", "acknowledgment", "acknowledgment"),
+        ("hello there", "other", "greeting"),
+    ],
+)
+async def test_the_rules_decide_in_one_order_with_or_without_an_embedding(
+    router: Router, embedder: FakeEmbedder, text: str, intent: str, rule: str
+) -> None:
+    await router.warm()
+    online = await router.route(text)
+    embedder.fail_with = ProviderError("embedding service down")
+    offline = await router.route(text)
+    assert offline.top == ()  # the rules-only path was taken
+    assert (online.intent, online.intent_rule) == (intent, rule)
+    assert (offline.intent, offline.intent_rule) == (intent, rule)

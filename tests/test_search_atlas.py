@@ -115,18 +115,20 @@ def test_bm25_pipeline_compound_with_boosts_and_filter_clause() -> None:
     assert search["index"] == ARTICLES_SEARCH_INDEX
     compound = search["compound"]
     should = {c["text"]["path"]: c["text"] for c in compound["should"]}
-    assert should["title"]["score"] == {"boost": {"value": 3.0}}
-    assert should["tags"]["score"] == {"boost": {"value": 2.0}}
-    assert "score" not in should["body"]
-    assert should["title"]["query"] == should["body"]["query"] == "AUTH_302 on sign in"
-    assert "auth_302" in should["tags"]["query"]  # exact keyword term for the tag
+    # the stored analysed fields, queried with the query analysed by the same analyzer
+    assert list(should) == ["searchTerms.title", "searchTerms.tags", "searchTerms.body"]
+    assert should["searchTerms.title"]["score"] == {"boost": {"value": 3.0}}
+    assert should["searchTerms.tags"]["score"] == {"boost": {"value": 2.0}}
+    assert "score" not in should["searchTerms.body"]
+    expected = "auth-302 auth302 auth 302 sign"
+    assert {c["query"] for c in should.values()} == {expected}
     assert compound["minimumShouldMatch"] == 1  # the filter alone must not match everything
     assert compound["filter"] == [
         {"in": {"path": "audience", "value": ["all", "pro"]}},
         {"equals": {"path": "status", "value": "published"}},
         {"equals": {"path": "locale", "value": "en"}},
     ]
-    assert search["highlight"]["path"] == "body"
+    assert search["highlight"]["path"] == "searchTerms.body"
     assert p[1] == {"$limit": 30 * TUNING.atlas_bm25_overfetch}  # over-fetch before $lookup
     assert p[4] == {"$match": {"chunks.0": {"$exists": True}}}  # articles with nothing to give
     assert p[5] == {"$limit": 30}
@@ -162,10 +164,10 @@ def test_bm25_lookup_brings_only_admissible_chunks_without_vectors() -> None:
     assert "embedding" not in lookup["pipeline"][2]["$project"]
 
 
-def test_bm25_tags_query_omitted_when_query_has_no_keyword_terms() -> None:
-    p = bm25_articles_pipeline("the of", PRO, 30, title_boost=3, tags_boost=2)
-    paths = [c["text"]["path"] for c in p[0]["$search"]["compound"]["should"]]
-    assert paths == ["title", "body"]
+def test_bm25_query_is_the_analyzed_query_joined_by_spaces() -> None:
+    p = bm25_articles_pipeline("Refunds for HL RP10?", PRO, 30, title_boost=3, tags_boost=2)
+    queries = {c["text"]["query"] for c in p[0]["$search"]["compound"]["should"]}
+    assert queries == {"refund hl rp10 hlrp10"}
 
 
 CHUNKS = [
@@ -183,14 +185,18 @@ CHUNKS = [
 def test_pick_chunk_follows_the_best_highlight() -> None:
     highlights = [
         {
-            "path": "body",
+            "path": "searchTerms.body",
             "score": 1.4,
             "texts": [
-                {"value": "AUTH_302", "type": "hit"},
-                {"value": " means the signature did not verify.", "type": "text"},
+                {"value": "auth-302 auth302 auth 302", "type": "hit"},
+                {"value": " mean signature did verify", "type": "text"},
             ],
         },
-        {"path": "body", "score": 0.2, "texts": [{"value": "Clock skew", "type": "text"}]},
+        {
+            "path": "searchTerms.body",
+            "score": 0.2,
+            "texts": [{"value": "clock skew", "type": "text"}],
+        },
     ]
     assert pick_chunk(highlights, CHUNKS, "AUTH_302")["_id"] == "sso#1"  # type: ignore[index]
 

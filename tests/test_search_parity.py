@@ -1,14 +1,13 @@
 """One retrieval contract, two backends: LocalSearch always, AtlasSearch when MONGODB_URI is set.
 
 The cases assert what both must agree on (the right document on top, and exactly what the
-filter hides), not identical scores: Lucene's English analyser and our tokenizer differ in
-detail, and Atlas vector search is approximate.
+filter hides), not identical scores: both rank the same tokens (the stored `searchTerms`, see
+`test_search_analyzer.py`), but Lucene stores document lengths lossily and Atlas vector search
+may be approximate.
 """
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -23,7 +22,7 @@ from app.search.base import SearchBackend
 from app.search.filters import SearchFilter
 from app.search.local import LocalSearch
 from app.settings import Settings
-from app.store import open_store
+from app.store import Store, open_store
 from app.turn.entitlement import filter_for_customer
 from app.turn.retrieve import retrieve
 from tuning import TUNING
@@ -35,42 +34,31 @@ EVERY_LOCALE = SearchFilter(audiences=("all", "pro", "enterprise"), locale=None)
 FRENCH = SearchFilter(audiences=("all",), locale="fr")
 
 
-# One backend per module run, not per test case: the Atlas variant creates three search indexes
-# and a Free-tier cluster allows three in total (the cases only read, so sharing is safe). The
-# tests run on the fixture's loop, since an async MongoDB client belongs to the loop it opened on.
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+# One backend per module run, not per test case. The Atlas variant reads the run's one shared
+# set of search indexes (`atlas_search_store` in conftest: a Free-tier cluster allows three in
+# total), on the session loop its client was opened on (the cases only read, so sharing is safe).
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 @pytest_asyncio.fixture(
     scope="module",
-    loop_scope="module",
+    loop_scope="session",
     params=[
         pytest.param("local", id="local"),
         pytest.param("atlas", id="atlas", marks=pytest.mark.atlas),
     ],
 )
-async def backend(request: pytest.FixtureRequest) -> AsyncIterator[SearchBackend]:
+async def backend(
+    request: pytest.FixtureRequest, atlas_search_store: Store | None
+) -> AsyncIterator[SearchBackend]:
     if request.param == "local":
         store = open_store(Settings(mongodb_uri=None, _env_file=None))  # type: ignore[call-arg]
         await load_corpus(store)
         yield await LocalSearch.build(store)
         await store.close()
         return
-    from app.store.indexes import ensure_search_indexes
-
-    name = f"concierge_parity_{uuid.uuid4().hex[:8]}"
-    store = open_store(
-        Settings(mongodb_uri=os.environ["MONGODB_URI"], mongodb_db=name, _env_file=None)  # type: ignore[call-arg]
-    )
-    try:
-        await load_corpus(store)
-        await ensure_search_indexes(
-            store.db, FakeEmbedder().dimensions, progress=lambda _: None, timeout_s=600
-        )
-        yield AtlasSearch(store.db, TUNING)
-    finally:
-        await store.client.drop_database(name)
-        await store.close()
+    assert atlas_search_store is not None
+    yield AtlasSearch(atlas_search_store.db, TUNING)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.search.text import content_terms, is_code, keyword_terms, stem, term_set, tokenize
+from app.search.text import content_terms, is_code, stem, term_set, tokenize
 
 
 @pytest.mark.parametrize(
@@ -72,14 +72,6 @@ def test_content_terms_drop_question_words_and_join_identifiers() -> None:
 def test_is_code() -> None:
     assert is_code("auth302") and is_code("hlrp10") and is_code("1042")
     assert not is_code("password") and not is_code("a1")
-
-
-def test_keyword_terms_for_exact_tag_matching() -> None:
-    terms = keyword_terms("Invoices show AUTH_302 for the entra-id tenant")
-    assert {"invoices", "invoice", "auth_302", "auth302", "entra-id", "tenant"} <= set(terms)
-    assert "for" not in terms and "the" not in terms
-    assert len(terms) == len(set(terms))
-    assert keyword_terms("?! ...") == []
 
 
 def test_unicode_is_normalised() -> None:

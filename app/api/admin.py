@@ -18,9 +18,18 @@ from app.api.schemas import (
     EscalationList,
     GapsOut,
     MetricsOut,
+    ResolveOut,
     ReviewsOut,
 )
-from app.api.views import error_responses, escalation_view, message_view
+from app.api.views import (
+    article_view,
+    error_responses,
+    escalation_view,
+    message_view,
+    ticket_view,
+)
+from app.knowledge.loop import LoopError, loop_per_week, resolve_case
+from app.knowledge.resolution import suggested_resolution
 from app.safety.pii import mask_text
 from app.spend import spend_status
 from app.store import analytics
@@ -37,6 +46,29 @@ class ClaimIn(BaseModel):
 class ReviewIn(BaseModel):
     reviewer: str = Field(min_length=1, max_length=100)
     decision: Literal["approve", "unpublish"]
+
+
+class ResolveIn(BaseModel):
+    """How the case ended; with `knowledge` the resolution becomes a searchable ticket."""
+
+    agent: str | None = Field(default=None, max_length=100)
+    resolution: str | None = Field(
+        default=None, max_length=4000, description="Short resolution (PII is masked)."
+    )
+    knowledge: bool = Field(
+        default=False, description="The agent's consent: may this resolution become knowledge?"
+    )
+    quality: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="Ticket quality; default from tuning. Below ticketMinQuality it is kept "
+        "but never retrieved.",
+    )
+    audience: Literal["all", "pro", "enterprise"] | None = Field(
+        default=None, description="Who may see the ticket; default: the customer's plan rung."
+    )
+    product: str | None = Field(default=None, max_length=100)
 
 
 class ReplyIn(BaseModel):
@@ -78,6 +110,7 @@ async def metrics(
         "medianLatencyMs": await analytics.median_latency_ms(db, lo, hi),
         "spend": await spend_status(services.store, services.tuning),
         "providers": services.provider_status(),
+        "knowledgeLoop": await loop_per_week(services, lo, hi),
     }
 
 
@@ -118,6 +151,7 @@ async def get_escalation(case_ref: str, _: AdminDep, services: ServicesDep) -> d
     return {
         "escalation": escalation_view(case),
         "messages": [message_view(m, admin=True) for m in messages],
+        "suggestedResolution": case.resolution or suggested_resolution(messages),
     }
 
 
@@ -154,15 +188,32 @@ async def reply(case_ref: str, body: ReplyIn, _: AdminDep, services: ServicesDep
     return {"message": message_view(msg)}
 
 
-@router.post("/escalations/{case_ref}/resolve", response_model=EscalationEnvelope)
-async def resolve(case_ref: str, _: AdminDep, services: ServicesDep) -> dict[str, Any]:
-    """Close the case; the assistant may answer again in that conversation."""
+@router.post("/escalations/{case_ref}/resolve", response_model=ResolveOut)
+async def resolve(
+    case_ref: str, _: AdminDep, services: ServicesDep, body: ResolveIn | None = None
+) -> dict[str, Any]:
+    """Close the case; the assistant may answer again in that conversation. With `knowledge`
+    (the agent's consent) the resolution becomes a resolved ticket — the problem as the
+    customer described it, the resolution, the customer's plan rung as audience, PII masked —
+    searchable by the tickets ranker at once."""
+    body = body or ResolveIn()
     await _case(services, case_ref)
-    case = await services.store.escalations.resolve(case_ref, datetime.now(UTC))
+    try:
+        case, ticket = await resolve_case(
+            services,
+            case_ref,
+            resolution=body.resolution,
+            knowledge=body.knowledge,
+            quality=body.quality,
+            audience=body.audience,
+            product=body.product,
+            agent=body.agent,
+        )
+    except LoopError as exc:
+        raise HTTPException(422, detail=str(exc)) from None
     if case is None:
         raise HTTPException(409, detail="case is already resolved")
-    await services.store.conversations.update(case.conversation_id, {"status": "open"})
-    return {"escalation": escalation_view(case)}
+    return {"escalation": escalation_view(case), "ticket": ticket_view(ticket) if ticket else None}
 
 
 @router.delete("/customers/{customer_id}", response_model=CustomerDeletedOut)
@@ -172,24 +223,10 @@ async def delete_customer(customer_id: str, _: AdminDep, services: ServicesDep) 
     return {"customerId": customer_id, "deleted": await services.store.delete_customer(customer_id)}
 
 
-def _article_view(a: Any) -> dict[str, Any]:
-    return {
-        "slug": a.slug,
-        "title": a.title,
-        "audience": a.audience,
-        "locale": a.locale,
-        "status": a.status,
-        "reviewFlags": a.review_flags,
-        "reviewedBy": a.reviewed_by,
-        "reviewedAt": a.reviewed_at.isoformat() if a.reviewed_at else None,
-        "updatedAt": a.updated_at.isoformat(),
-    }
-
-
 @router.get("/reviews", response_model=ReviewsOut)
 async def reviews(_: AdminDep, services: ServicesDep) -> dict[str, Any]:
     """Articles ingestion flagged for review (instruction-like text aimed at AI assistants)."""
-    return {"articles": [_article_view(a) for a in await services.store.articles.flagged()]}
+    return {"articles": [article_view(a) for a in await services.store.articles.flagged()]}
 
 
 @router.post("/articles/{slug}/review", response_model=ArticleEnvelope)
@@ -210,4 +247,4 @@ async def review_article(
         refresh = getattr(services.search, "refresh", None)
         if callable(refresh):
             await refresh()  # LocalSearch is a snapshot; Atlas indexes follow the collection
-    return {"article": _article_view(article)}
+    return {"article": article_view(article)}

@@ -187,6 +187,9 @@ class EscalationOut(Out):
     slaDueAt: datetime
     resolvedAt: datetime | None
     breached: bool
+    resolution: str | None = None
+    knowledge: bool | None = None
+    ticketId: str | None = None
 
 
 class EscalationEnvelope(Out):
@@ -196,6 +199,9 @@ class EscalationEnvelope(Out):
 class EscalationDetail(Out):
     escalation: EscalationOut
     messages: list[AdminMessageOut]
+    suggestedResolution: str | None = Field(
+        default=None, description="The agents' replies so far: the resolve dialog's prefill."
+    )
 
 
 class EscalationList(Out):
@@ -266,6 +272,11 @@ class MetricsOut(Out):
     providers: dict[str, ProviderHealthOut] = Field(
         description="Network providers (chat, embeddings, rerank) and their errors, this worker."
     )
+    knowledgeLoop: KnowledgeLoopOut | None = Field(
+        default=None,
+        description="Per ISO week: tickets born from resolutions and the strong answers citing "
+        "them (handoffs the bot no longer needed).",
+    )
 
 
 class GapOut(Out):
@@ -303,6 +314,128 @@ class ReviewsOut(Out):
 
 class ArticleEnvelope(Out):
     article: ArticleReviewOut
+
+
+# --- knowledge loop -------------------------------------------------------------------------
+
+
+class TicketOut(Out):
+    """A resolved ticket (a resolution-born one carries `caseRef`); text is PII masked."""
+
+    id: str
+    subject: str
+    symptom: str
+    resolution: str
+    product: str
+    audience: Literal["all", "pro", "enterprise"]
+    locale: str
+    status: Literal["open", "resolved", "wont_fix", "unpublished"]
+    quality: float
+    resolvedAt: datetime | None
+    source: Literal["import", "resolution"]
+    caseRef: str | None
+    updatedBy: str | None
+
+
+class ResolveOut(Out):
+    escalation: EscalationOut
+    ticket: TicketOut | None = Field(
+        description="The ticket the resolution became (consent given), searchable at once."
+    )
+
+
+class TicketList(Out):
+    tickets: list[TicketOut]
+
+
+class TicketEnvelope(Out):
+    ticket: TicketOut
+
+
+class GapWeekOut(Out):
+    week: str = Field(description="ISO week, e.g. 2026-W48.")
+    count: int
+
+
+class GapCaseOut(Out):
+    caseRef: str
+    status: str | None
+    resolution: str | None = Field(description="The agent's resolution, truncated.")
+    ticketId: str | None
+
+
+class GapClusterOut(Out):
+    id: str
+    label: str = Field(description="The cluster's most central question, truncated.")
+    count: int
+    conversations: int
+    score: float = Field(description="Count weighted by recency (half-life in tuning).")
+    firstSeen: datetime
+    lastSeen: datetime
+    audience: Literal["all", "pro", "enterprise"] = Field(
+        description="Lowest plan rung among the askers (a draft's audience)."
+    )
+    signals: dict[str, int]
+    examples: list[str] = Field(description="Representative questions, truncated, PII masked.")
+    perWeek: list[GapWeekOut]
+    cases: list[GapCaseOut]
+    resolvedCases: int
+    canDraft: bool
+
+
+class GapClustersOut(Out):
+    from_: str = Field(alias="from")
+    to: str
+    questions: int
+    clusters: list[GapClusterOut]
+
+
+class DraftOut(Out):
+    id: str
+    title: str
+    markdown: str
+    audience: Literal["all", "pro", "enterprise"]
+    locale: str
+    status: Literal["draft", "published", "discarded"]
+    clusterLabel: str
+    caseRefs: list[str]
+    questionCount: int
+    writtenBy: str
+    createdAt: datetime
+    updatedAt: datetime
+    updatedBy: str | None
+    publishedSlug: str | None
+
+
+class DraftEnvelope(Out):
+    draft: DraftOut
+
+
+class DraftList(Out):
+    drafts: list[DraftOut]
+
+
+class PublishOut(Out):
+    draft: DraftOut
+    article: ArticleReviewOut
+
+
+class LoopWeekOut(Out):
+    week: str
+    ticketsFromResolutions: int
+    answeredByThem: int = Field(description="Strong answers citing a resolution-born ticket.")
+    conversations: int
+
+
+class LoopTotalsOut(Out):
+    ticketsFromResolutions: int
+    answeredByThem: int
+    conversations: int
+
+
+class KnowledgeLoopOut(Out):
+    perWeek: list[LoopWeekOut]
+    totals: LoopTotalsOut
 
 
 # --- health and demo ------------------------------------------------------------------------
@@ -345,3 +478,6 @@ class DemoCustomer(Out):
 
 class DemoCustomers(Out):
     customers: list[DemoCustomer]
+
+
+MetricsOut.model_rebuild()

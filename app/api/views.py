@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from app.store.models import Conversation, Escalation, Message
+from app.store.models import Article, Conversation, Draft, Escalation, Message, Ticket
 from app.turn.escalate import is_breached
 from app.turn.trace import TurnTrace
 
@@ -80,6 +80,60 @@ def escalation_view(e: Escalation, now: datetime | None = None) -> dict[str, Any
         "slaDueAt": e.sla_due_at,
         "resolvedAt": e.resolved_at,
         "breached": is_breached(e, now or datetime.now(UTC)),
+        "resolution": e.resolution,
+        "knowledge": e.knowledge,
+        "ticketId": e.ticket_id,
+    }
+
+
+def article_view(a: Article) -> dict[str, Any]:
+    return {
+        "slug": a.slug,
+        "title": a.title,
+        "audience": a.audience,
+        "locale": a.locale,
+        "status": a.status,
+        "reviewFlags": a.review_flags,
+        "reviewedBy": a.reviewed_by,
+        "reviewedAt": a.reviewed_at.isoformat() if a.reviewed_at else None,
+        "updatedAt": a.updated_at.isoformat(),
+    }
+
+
+def ticket_view(t: Ticket) -> dict[str, Any]:
+    return {
+        "id": t.id,
+        "subject": t.subject,
+        "symptom": t.symptom,
+        "resolution": t.resolution,
+        "product": t.product,
+        "audience": t.audience,
+        "locale": t.locale,
+        "status": t.status,
+        "quality": t.quality,
+        "resolvedAt": t.resolved_at,
+        "source": t.source,
+        "caseRef": t.case_ref,
+        "updatedBy": t.updated_by,
+    }
+
+
+def draft_view(d: Draft) -> dict[str, Any]:
+    return {
+        "id": d.id,
+        "title": d.title,
+        "markdown": d.markdown,
+        "audience": d.audience,
+        "locale": d.locale,
+        "status": d.status,
+        "clusterLabel": d.cluster_label,
+        "caseRefs": d.case_refs,
+        "questionCount": d.question_count,
+        "writtenBy": d.written_by,
+        "createdAt": d.created_at,
+        "updatedAt": d.updated_at,
+        "updatedBy": d.updated_by,
+        "publishedSlug": d.published_slug,
     }
 
 

@@ -226,10 +226,11 @@ def _list(tag: Tag, depth: int) -> str:
             if isinstance(child, Tag) and child.name in ("ul", "ol"):
                 nested.append(_list(child, depth + 1))
             elif isinstance(child, Tag) and child.name in _BLOCK_TAGS:
-                text_parts.append(" ".join(_blocks(child, depth + 1)))
+                text_parts.append(" " + " ".join(_blocks(child, depth + 1)) + " ")
             elif isinstance(child, (Tag, NavigableString)):
                 text_parts.append(_inline(child))
-        text = _SPACE.sub(" ", " ".join(text_parts)).strip()
+        # inline parts joined as written: `<b>Hub</b>.` stays "**Hub**.", not "**Hub** ."
+        text = _SPACE.sub(" ", "".join(text_parts)).strip()
         lines.append(f"{indent}{marker} {text}".rstrip())
         lines.extend(nested)
     return "\n".join(lines)

@@ -1,8 +1,10 @@
 """Source files to validated `Article`s, or a `LoadError` saying exactly what is wrong.
 
 Formats are chosen by file suffix from `LOADERS`; add a format by adding an entry (a function
-`(path, raw_bytes) -> SourceDoc`). Loading is lenient about what a docs folder usually lacks and
-strict where a mistake would widen who sees an article:
+`(path, raw_bytes) -> SourceDoc`). A file that holds many articles (a Zendesk export, `.json`)
+has a `BUNDLES` entry instead, which may say the file is not its format (`NotMine`: skipped and
+reported, e.g. a `package.json` in a docs folder). Loading is lenient about what a docs folder
+usually lacks and strict where a mistake would widen who sees an article:
 
 - slug: front matter `slug` (slugified), else the file name (`index`/`_index` → its folder's
   name); two files whose *derived* slugs collide are both kept, each slugged from its relative
@@ -43,6 +45,7 @@ from app.ingest.dialects import Note, NoteIndex, first_paragraph, normalise
 from app.ingest.html import parse_html
 from app.ingest.pdf import PdfError, pdf_to_markdown
 from app.ingest.review import review_flags
+from app.ingest.zendesk import NotZendesk, zendesk_items
 from app.store.models import AUDIENCES, Article, ArticleStatus, Audience
 
 ARTICLE_STATUSES = ("draft", "published")
@@ -67,6 +70,10 @@ class InvalidArticle(ValueError):
     """Raised inside a loader; becomes a `LoadError` for the file."""
 
 
+class NotMine(ValueError):
+    """Raised by a bundle loader for a file that is not its format: skipped, with the reason."""
+
+
 @dataclass(frozen=True, slots=True)
 class SourceDoc:
     """What a loader read: metadata keys (any case) and a markdown body, not yet validated."""
@@ -79,6 +86,8 @@ class SourceDoc:
 
 
 Loader = Callable[[Path, bytes], SourceDoc]
+# a file holding many articles: (label appended to the path in reports, the doc or an error)
+BundleLoader = Callable[[Path, bytes], list[tuple[str, "SourceDoc | str"]]]
 
 
 @dataclass
@@ -89,6 +98,7 @@ class CorpusLoad:
     errors: list[LoadError] = field(default_factory=list)
     warnings: list[LoadError] = field(default_factory=list)
     claimed_slugs: set[str] = field(default_factory=set)
+    skipped: list[LoadError] = field(default_factory=list)  # files of another format
 
 
 def decode_utf8(raw: bytes) -> str:
@@ -184,6 +194,27 @@ def _sidecar(path: Path) -> dict[str, Any]:
     return {str(k): v for k, v in meta.items()}
 
 
+def load_zendesk(path: Path, raw: bytes) -> list[tuple[str, SourceDoc | str]]:
+    """A Zendesk Help Center articles export (`app.ingest.zendesk`): one doc per article."""
+    try:
+        items = zendesk_items(path, raw)
+    except NotZendesk as exc:
+        raise NotMine(str(exc)) from None
+    except (ValueError, yaml.YAMLError, OSError) as exc:  # the segments table
+        raise InvalidArticle(str(exc)) from None
+    out: list[tuple[str, SourceDoc | str]] = []
+    for item in items:
+        if item.error is not None:
+            out.append((item.label, item.error))
+            continue
+        meta = dict(item.meta)
+        meta["category"] = slugify(str(meta.get("category") or ""))
+        out.append((item.label, SourceDoc(meta, parse_html(item.html).body)))
+    return out
+
+
+BUNDLES: dict[str, BundleLoader] = {".json": load_zendesk}
+
 LOADERS: dict[str, Loader] = {
     ".md": load_markdown,
     ".markdown": load_markdown,
@@ -222,7 +253,7 @@ def _tags(value: Any) -> list[str]:
     for tag in value:
         if isinstance(tag, (dict, list)):
             raise InvalidArticle("tags must be a list of words, not nested values")
-        # lowercased as queries are: Atlas indexes tags with `lucene.keyword` (case-sensitive)
+        # lowercased, as every other place a tag is compared sees it (search uses analysed tokens)
         text = unicodedata.normalize("NFKC", str(tag)).strip().lower()
         if text and text not in tags:
             tags.append(text)
@@ -403,7 +434,7 @@ def source_files(paths_or_dir: str | Path | Iterable[str | Path]) -> list[tuple[
                     file.is_file()
                     and not any(p.startswith(".") or p == "node_modules" for p in rel.parts)
                     and not (len(rel.parts) == 1 and file.stem.lower() == "readme")
-                    and file.suffix.lower() in LOADERS
+                    and (file.suffix.lower() in LOADERS or file.suffix.lower() in BUNDLES)
                 ):
                     found.append((file, _display(file), rel.as_posix()))
         elif root.exists():
@@ -424,8 +455,12 @@ def _display(path: Path) -> str:
 def _read(path: Path, max_bytes: int) -> SourceDoc:
     loader = LOADERS.get(path.suffix.lower())
     if loader is None:
-        known = ", ".join(sorted(LOADERS))
+        known = ", ".join(sorted([*LOADERS, *BUNDLES]))
         raise InvalidArticle(f"unsupported file type {path.suffix or '(none)'!r} ({known})")
+    return loader(path, _raw(path, max_bytes))
+
+
+def _raw(path: Path, max_bytes: int) -> bytes:
     try:
         size = path.stat().st_size
         if size > max_bytes:
@@ -433,10 +468,9 @@ def _read(path: Path, max_bytes: int) -> SourceDoc:
                 f"file is {size:,} bytes, over the {max_bytes:,}-byte limit "
                 "(tuning.max_document_bytes); split it into smaller articles"
             )
-        raw = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise InvalidArticle(f"cannot read file: {exc.strerror or exc}") from None
-    return loader(path, raw)
 
 
 @dataclass
@@ -507,7 +541,17 @@ def load_corpus(
     sources: list[_Source] = []
     for path, shown, rel in source_files(paths_or_dir):
         try:
-            sources.append(_Source(path, shown, PurePosixPath(rel), _read(path, max_bytes)))
+            bundle = BUNDLES.get(path.suffix.lower())
+            if bundle is None:
+                sources.append(_Source(path, shown, PurePosixPath(rel), _read(path, max_bytes)))
+                continue
+            for label, doc in bundle(path, _raw(path, max_bytes)):
+                if isinstance(doc, str):
+                    result.errors.append(LoadError(f"{shown}{label}", doc))
+                else:
+                    sources.append(_Source(path, f"{shown}{label}", PurePosixPath(rel), doc))
+        except NotMine as exc:
+            result.skipped.append(LoadError(shown, str(exc)))
         except InvalidArticle as exc:
             result.errors.append(LoadError(shown, str(exc)))
     claimed: set[str] = set()

@@ -13,7 +13,9 @@ What comes out, page by page:
   rules from pdfplumber's table finder, those drawn without from runs of 3+ lines whose cells
   start at the same x positions;
 - two-column pages read column by column (a vertical gutter no word crosses), not across;
-- bare page-number lines dropped;
+- bare page-number lines dropped; bulleted and numbered lines as list items; other text that
+  would read as markdown syntax (a `# comment` line of a code sample) escaped;
+- words split where the gap exceeds a share of the font size (not pdfplumber's fixed 3 pt);
 - pages with images but no text layer (scans) listed in `scanned_pages`, to be reported: their
   content is not searchable until someone runs OCR on the file.
 """
@@ -30,6 +32,16 @@ PAGE_MARKER = re.compile(r"^<!-- page (\d+) -->$")
 _PAGE_NUMBER = re.compile(r"^(?:page\s*)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?$", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 _GENERIC_TITLES = frozenset({"", "untitled", "anonymous", "unknown", "microsoft word"})
+# Word breaks: a gap wider than this share of the font size. pdfplumber's default (a fixed 3 pt)
+# glued whole sentences together in PDFs that position glyphs without space characters (two
+# GNU manuals here: 1,073 → 1,925 words on their first 8 pages; single letters unchanged).
+_X_TOLERANCE_RATIO = 0.15
+_TOC_LINE = re.compile(r"(?:\.\s*){4,}\d+$|\s\.{2,}\s*\d+$")  # "Intro ....... 3"
+_MARKDOWN_START = re.compile(r"^(?:#|>|<|```|~~~|\||[+*=] )")
+# a bullet glyph; `(cid:N)` is pdfminer's name for a glyph the font does not map to text, which
+# at the start of a line is almost always the bullet of a symbol font
+_BULLET = re.compile(r"^(?:[•▪◦●‣∙·–-]|\(cid:\d+\))\s+")
+_NUMBERED = re.compile(r"^\d{1,2}[.)]\s+")
 
 
 class PdfError(ValueError):
@@ -144,10 +156,14 @@ def _page_items(page: Any) -> tuple[list[_Item], int]:
         cx, cy = (obj["x0"] + obj["x1"]) / 2, (obj["top"] + obj["bottom"]) / 2
         return not any(x0 <= cx <= x1 and top <= cy <= bottom for x0, top, x1, bottom in boxes)
 
-    words = [w for w in page.extract_words(extra_attrs=["size"]) if outside(w)]
+    words = [
+        w
+        for w in page.extract_words(extra_attrs=["size"], x_tolerance_ratio=_X_TOLERANCE_RATIO)
+        if outside(w)
+    ]
     items = _aligned_tables(_reading_order(words, float(page.width)))
     for table, box in zip(tables, boxes, strict=True):
-        md = _table_markdown(table.extract())
+        md = _table_markdown(table.extract(x_tolerance_ratio=_X_TOLERANCE_RATIO))
         if md:
             at = next((i for i, it in enumerate(items) if it.top > box[1]), len(items))
             items.insert(at, _Item(box[1], table=md))
@@ -332,16 +348,21 @@ def _heading_levels(
     for number, items in enumerate(pages, 1):
         for it in items:
             line = it.line
-            if (
-                line
-                and body_size
-                and line.size >= body_size * 1.2
-                and len(line.text) <= 120
-                and not line.text.endswith((".", ",", ";"))
-            ):
+            if line and body_size and line.size >= body_size * 1.2 and _heading_like(line.text):
                 sized[(number, line.top)] = round(line.size, 1)
     ranks_desc = sorted(set(sized.values()), reverse=True)
     return {k: ranks_desc.index(v) + 1 for k, v in sized.items()}
+
+
+def _heading_like(text: str) -> bool:
+    """Short, mostly letters, not a sentence, not a table-of-contents entry."""
+    letters = sum(ch.isalpha() for ch in text)
+    return (
+        len(text) <= 90
+        and letters >= max(len(text) * 0.5, 2)
+        and not text.endswith((".", ",", ";", ":"))
+        and not _TOC_LINE.search(text)
+    )
 
 
 def _title(pdf: Any, pages: list[list[_Item]], levels: dict[tuple[int, float], int]) -> str | None:
@@ -387,7 +408,9 @@ def _page_blocks(
             blocks.append(f"{'#' * depth} {line.text}")
             continue
         prev = para[-1] if para else None
-        if prev is not None and (
+        if _BULLET.match(line.text) or _NUMBERED.match(line.text):
+            flush()  # a list item starts its own block
+        elif prev is not None and (
             line.top - prev.bottom > max(prev.bottom - prev.top, 1.0) * 0.9
             or abs(line.size - prev.size) > 0.6
             or line.top < prev.top  # the next column starts
@@ -399,7 +422,8 @@ def _page_blocks(
 
 
 def _join(lines: list[_Line]) -> str:
-    """A paragraph's lines as one line of text, undoing end-of-line hyphenation."""
+    """A paragraph's lines as one line of text, undoing end-of-line hyphenation; text that would
+    read as markdown syntax (`# …` in a code sample, a stray `<!-- page 9 -->`) is escaped."""
     text = ""
     for line in lines:
         part = line.text.strip()
@@ -407,4 +431,8 @@ def _join(lines: list[_Line]) -> str:
             text = text[:-1] + part
         else:
             text = f"{text} {part}" if text else part
-    return text
+    if bullet := _BULLET.match(text):
+        return "- " + text[bullet.end() :]
+    if _NUMBERED.match(text):
+        return text  # an ordered list item, as markdown writes one
+    return "\\" + text if _MARKDOWN_START.match(text) else text

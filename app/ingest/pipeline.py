@@ -6,9 +6,10 @@ the article's content hash is the commit marker, so if the second write fails, t
 a stale hash and redoes the article.
 
 An article is unchanged (skipped) when its stored hash matches and its stored chunks are exactly
-what the chunker produces now, embedded at the current embedder's width. Comparing chunk texts
-also catches changes to `max_chunk_size`/`chunk_overlap` or to the chunker itself. A switch to a
-different embedder of the same width is not detectable: pass `force=True` after one.
+what the chunker produces now, embedded at the current embedder's width, and its stored
+`searchTerms` come from the current analyzer. Comparing chunk texts also catches changes to
+`max_chunk_size`/`chunk_overlap` or to the chunker itself. A switch to a different embedder of
+the same width is not detectable: pass `force=True` after one.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from app.ingest.loaders import LoadError, finalize, load_corpus
 from app.ingest.review import injection_phrases
 from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
+from app.search.analyzer import ANALYZER_VERSION
 from app.store import Store
 from app.store.models import Article, Chunk, Ticket
 from tuning import TUNING, Tuning
@@ -34,10 +36,12 @@ class IngestReport:
     """What one ingestion run saw and did."""
 
     articles_seen: int = 0
-    ingested: list[str] = field(default_factory=list)
+    ingested: list[str] = field(default_factory=list)  # written: new (also in `added`) or changed
+    added: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     bad: list[LoadError] = field(default_factory=list)
     warnings: list[LoadError] = field(default_factory=list)
+    skipped: list[LoadError] = field(default_factory=list)  # files of another format, and why
     chunks_written: int = 0
     table_chunks: int = 0
     chunks_deleted: int = 0
@@ -48,6 +52,9 @@ class IngestReport:
     prune_refused: bool = False
     tickets_seen: int = 0
     tickets_written: int = 0
+    tickets_added: list[str] = field(default_factory=list)
+    tickets_changed: list[str] = field(default_factory=list)
+    tickets_unchanged: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> int:
@@ -71,7 +78,10 @@ class IngestReport:
         """A few human-readable lines: counts first, then each problem on its own line."""
         lines = [self.counts()]
         if self.tickets_seen:
-            lines.append(f"tickets: {self.tickets_seen} seen, {self.tickets_written} written")
+            lines.append(
+                f"tickets: {self.tickets_seen} seen, {len(self.tickets_added)} added, "
+                f"{len(self.tickets_changed)} changed, {len(self.tickets_unchanged)} unchanged"
+            )
         lines.extend(f"  bad: {e.path}: {e.reason}" for e in self.bad)
         lines.extend(f"  warning: {e.path}: {e.reason}" for e in self.warnings)
         for slug, phrases in self.flagged.items():
@@ -102,6 +112,7 @@ async def ingest_corpus(
     default_audience: str | None = None,
     progress: Progress | None = None,
     quarantine: bool = True,
+    scope: str | None = None,
 ) -> IngestReport:
     """Ingest every article file under `paths_or_dir` (the whole corpus) and report on it.
 
@@ -109,9 +120,13 @@ async def ingest_corpus(
     `progress(done, total)` is called at the start and about every tenth of the way (runs of 20+
     articles); `quarantine`: a flagged article that a person has not approved (in this exact
     content) is stored with status `quarantined`, so no ranker and no help page serves it.
+    `scope`: only stored articles whose source path starts with it can be "missing" (and pruned):
+    importing one folder says nothing about articles that came from elsewhere.
     """
     corpus = load_corpus(paths_or_dir, tuning.max_document_bytes, default_audience=default_audience)
-    report = IngestReport(bad=list(corpus.errors), warnings=list(corpus.warnings))
+    report = IngestReport(
+        bad=list(corpus.errors), warnings=list(corpus.warnings), skipped=list(corpus.skipped)
+    )
     await _ingest(
         store,
         embedder,
@@ -124,6 +139,7 @@ async def ingest_corpus(
         force=force,
         quarantine=quarantine,
         progress=progress,
+        scope=scope,
     )
     return report
 
@@ -167,13 +183,19 @@ async def ingest_articles(
 
 
 async def ingest_tickets(
-    store: Store, embedder: Embedder, tickets: Sequence[Ticket], tuning: Tuning = TUNING
+    store: Store,
+    embedder: Embedder,
+    tickets: Sequence[Ticket],
+    tuning: Tuning = TUNING,
+    *,
+    progress: Progress | None = None,
 ) -> IngestReport:
     """Embed (subject + symptom + resolution) and upsert resolved-ticket documents.
 
     Only tickets whose text changed (or that lack a vector of this width) are embedded; a ticket
     whose metadata alone changed keeps its stored vector; identical tickets are not written.
     On an embedding failure nothing is written and the failure is reported.
+    `progress(done, total)` follows the embedding, batch by batch.
     """
     report = IngestReport(tickets_seen=len(tickets))
     stored = {t.id: t for t in await store.tickets.all()}
@@ -187,17 +209,22 @@ async def ingest_tickets(
             to_embed.append(ticket)  # the text changed: its vector is stale
         elif ticket.model_dump(exclude={"embedding"}) != old.model_dump(exclude={"embedding"}):
             to_write.append(ticket.model_copy(update={"embedding": old.embedding}))
+        else:
+            report.tickets_unchanged.append(ticket.id)
     try:
         texts = [ticket_text(t) for t in to_embed]
-        vectors = await _embed(embedder, texts, tuning.embed_batch_size)
+        vectors = await _embed(embedder, texts, tuning.embed_batch_size, progress)
     except ProviderError as exc:
         report.bad.append(LoadError("tickets", f"embedding failed, nothing written: {exc}"))
+        report.tickets_unchanged.clear()
         return report
     to_write.extend(
         t.model_copy(update={"embedding": v}) for t, v in zip(to_embed, vectors, strict=True)
     )
     await store.tickets.upsert_many(to_write)
     report.tickets_written = len(to_write)
+    for t in to_write:
+        (report.tickets_changed if t.id in stored else report.tickets_added).append(t.id)
     return report
 
 
@@ -231,10 +258,14 @@ def chunks_for(
     ]
 
 
-async def _embed(embedder: Embedder, texts: Sequence[str], batch_size: int) -> list[list[float]]:
+async def _embed(
+    embedder: Embedder, texts: Sequence[str], batch_size: int, progress: Progress | None = None
+) -> list[list[float]]:
     vectors: list[list[float]] = []
     size = max(batch_size, 1)
     for start in range(0, len(texts), size):
+        if progress is not None:
+            progress(start, len(texts))
         batch = texts[start : start + size]
         got = await embedder.embed_documents(batch)
         if len(got) != len(batch) or any(len(v) != embedder.dimensions for v in got):
@@ -243,6 +274,8 @@ async def _embed(embedder: Embedder, texts: Sequence[str], batch_size: int) -> l
                 f"(expected width {embedder.dimensions})"
             )
         vectors.extend(got)
+    if progress is not None and texts:
+        progress(len(texts), len(texts))
     return vectors
 
 
@@ -270,6 +303,8 @@ async def _unchanged(
 ) -> bool:
     if old is None or old.content_hash != article.content_hash or old.status != article.status:
         return False
+    if old.search_terms is None or old.search_terms.version != ANALYZER_VERSION:
+        return False  # stored before this analyzer: Atlas would search stale tokens
     existing = await store.chunks.for_article(article.id)
     return [(c.text, c.breadcrumb, c.kind, c.page) for c in existing] == [
         (d.text, d.breadcrumb, d.kind, d.page) for d in drafts
@@ -289,6 +324,7 @@ async def _ingest(
     force: bool,
     quarantine: bool = True,
     progress: Progress | None = None,
+    scope: str | None = None,
 ) -> None:
     stored = {a.id: a for a in await store.articles.list()}
     report.articles_seen = len(articles) + len(report.bad)
@@ -322,6 +358,8 @@ async def _ingest(
         await store.chunks.replace_for_article(article.id, chunks)
         await store.articles.upsert(article)
         report.ingested.append(article.id)
+        if old is None:
+            report.added.append(article.id)
         report.chunks_written += len(chunks)
         report.table_chunks += sum(1 for c in chunks if c.kind == "table")
         report.chunks_deleted += max(old_count - len(chunks), 0)
@@ -332,7 +370,9 @@ async def _ingest(
     report.missing = sorted(
         article_id
         for article_id, prev in stored.items()
-        if article_id not in claimed and (prev.source_path or "") not in bad_paths
+        if article_id not in claimed
+        and (prev.source_path or "") not in bad_paths
+        and (scope is None or (prev.source_path or "").startswith(scope))
     )
     # An empty source is far more likely a wrong path than a request to delete everything.
     report.prune_refused = prune and not articles and bool(report.missing)

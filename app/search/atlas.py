@@ -4,7 +4,8 @@ The pipeline builders are pure functions (unit-tested stage by stage). The entit
 always *inside* the search stage — `$vectorSearch.filter`, and the `filter` clause of the
 `$search` compound — never a later `$match`, which would shrink the page instead of changing it.
 
-Article → best chunk (DESIGN 5.3): the `$search` stage asks for highlights on `body`, and the
+Article → best chunk (DESIGN 5.3): the `$search` stage asks for highlights on the analysed body
+(`searchTerms.body`, see `app/search/analyzer.py`), and the
 same pipeline `$lookup`s the article's chunks (the same filter again, embeddings projected out).
 The chunk whose words best cover the highest-scoring highlight passages wins; when the match was
 in the title or tags only (no body highlight), the chunk sharing most query terms, else the first.
@@ -25,9 +26,9 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from app.search.analyzer import analyze, field_tokens, query_terms
 from app.search.base import Hit, SearchError, ticket_breadcrumb, ticket_text
 from app.search.filters import SearchFilter
-from app.search.text import keyword_terms, term_set, tokenize, unique
 from tuning import TUNING, Tuning
 
 log = logging.getLogger(__name__)
@@ -196,18 +197,24 @@ def dense_tickets_pipeline(
     ]
 
 
+# The analysed fields `ArticleRepo.upsert` stores, indexed with `lucene.whitespace`.
+TITLE_TERMS = "searchTerms.title"
+TAGS_TERMS = "searchTerms.tags"
+BODY_TERMS = "searchTerms.body"
+
+
 def articles_compound(text: str, filt: SearchFilter, title_boost: float, tags_boost: float) -> Doc:
-    """title ×3, tags ×2 (exact keyword terms), body ×1; at least one must match."""
+    """title ×t, tags ×g, body ×1 over the stored analysed fields; at least one must match.
+
+    The query is analysed here by the analyzer that produced the stored fields, and joined by
+    spaces for `lucene.whitespace` to split again: Atlas matches exactly the tokens
+    `LocalSearch` matches (see `app/search/analyzer.py`)."""
+    query = " ".join(query_terms(text))
     should: list[Doc] = [
-        {"text": {"query": text, "path": "title", "score": {"boost": {"value": title_boost}}}},
-        {"text": {"query": text, "path": "body"}},
+        {"text": {"query": query, "path": TITLE_TERMS, "score": {"boost": {"value": title_boost}}}},
+        {"text": {"query": query, "path": TAGS_TERMS, "score": {"boost": {"value": tags_boost}}}},
+        {"text": {"query": query, "path": BODY_TERMS}},
     ]
-    tags = keyword_terms(text)
-    if tags:
-        should.insert(
-            1,
-            {"text": {"query": tags, "path": "tags", "score": {"boost": {"value": tags_boost}}}},
-        )
     return {"should": should, "minimumShouldMatch": 1, "filter": search_filter_clauses(filt)}
 
 
@@ -237,7 +244,7 @@ def bm25_articles_pipeline(
             "$search": {
                 "index": ARTICLES_SEARCH_INDEX,
                 "compound": articles_compound(text, filt, title_boost, tags_boost),
-                "highlight": {"path": "body", "maxNumPassages": HIGHLIGHT_PASSAGES},
+                "highlight": {"path": BODY_TERMS, "maxNumPassages": HIGHLIGHT_PASSAGES},
             }
         },
         {"$limit": limit * max(1, overfetch)},
@@ -289,23 +296,26 @@ def _highlight_text(highlight: Mapping[str, Any]) -> str:
 def pick_chunk(
     highlights: Sequence[Mapping[str, Any]], chunks: Sequence[Mapping[str, Any]], query: str
 ) -> Mapping[str, Any] | None:
-    """The chunk that best represents an article hit (see the module docstring)."""
+    """The chunk that best represents an article hit (see the module docstring).
+
+    Highlights come from the analysed body (`searchTerms.body`), so a passage is a line of
+    tokens; chunks are analysed by the same analyzer before they are compared with it."""
     if not chunks:
         return None
-    chunk_terms = [term_set(f"{c.get('breadcrumb', '')}\n{c.get('text', '')}") for c in chunks]
+    chunk_terms = [set(analyze(f"{c.get('breadcrumb', '')}\n{c.get('text', '')}")) for c in chunks]
     scores = [0.0] * len(chunks)
     for h in highlights:
-        if h.get("path") not in (None, "body"):
+        if h.get("path") not in (None, BODY_TERMS):
             continue
-        passage = term_set(_highlight_text(h))
+        passage = set(field_tokens(_highlight_text(h)))
         if not passage:
             continue
         weight = float(h.get("score", 1.0) or 1.0)
         for i, terms in enumerate(chunk_terms):
             scores[i] += weight * len(passage & terms) / len(passage)
     if max(scores) <= 0:
-        query_terms = set(tokenize(query))
-        scores = [float(len(query_terms & terms)) for terms in chunk_terms]
+        wanted = set(query_terms(query))
+        scores = [float(len(wanted & terms)) for terms in chunk_terms]
     best = max(range(len(chunks)), key=lambda i: (scores[i], -i))
     return chunks[best]
 
@@ -418,7 +428,7 @@ class AtlasSearch:
         return [chunk_hit(d) for d in docs]
 
     async def bm25_articles(self, text: str, filt: SearchFilter, limit: int) -> list[Hit]:
-        if not unique(tokenize(text)) and not keyword_terms(text):
+        if not query_terms(text):
             return []
         pipeline = bm25_articles_pipeline(
             text,

@@ -28,16 +28,22 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import bm25s
 import numpy as np
 import numpy.typing as npt
 
+from app.search.analyzer import (
+    ANALYZER_VERSION,
+    analyze,
+    field_tokens,
+    query_terms,
+    tag_terms,
+)
 from app.search.base import Hit, SearchError, cosine_to_score, ticket_breadcrumb, ticket_text
 from app.search.filters import SearchFilter
-from app.search.text import tokenize, unique
 from app.store.models import Article, Chunk, Ticket
 from tuning import TUNING, Tuning
 
@@ -161,6 +167,16 @@ class _Snapshot:
         return cached
 
 
+def _article_terms(article: Article) -> tuple[list[str], list[str], list[str]]:
+    """Title, tags and body tokens: the stored `searchTerms` Atlas indexes, read as
+    `lucene.whitespace` reads them (recomputed only when absent or of another analyzer,
+    straight to tokens: `field_tokens(analyzed_field(x)) == analyze(x)`)."""
+    stored = article.search_terms
+    if stored is None or stored.version != ANALYZER_VERSION:
+        return analyze(article.title), tag_terms(article.tags), analyze(article.body)
+    return field_tokens(stored.title), field_tokens(stored.tags), field_tokens(stored.body)
+
+
 def _snapshot(
     articles: Sequence[Article], chunks: Sequence[Chunk], tickets: Sequence[Ticket]
 ) -> _Snapshot:
@@ -175,6 +191,7 @@ def _snapshot(
     chunks_of: dict[str, list[int]] = {}
     for row, c in enumerate(chunks):
         chunks_of.setdefault(c.article_id, []).append(row)
+    article_terms = [_article_terms(a) for a in articles]
     return _Snapshot(
         articles=articles,
         chunks=chunks,
@@ -188,13 +205,11 @@ def _snapshot(
         chunk_audience=_strings([c.audience for c in chunks]),
         chunk_locale=_strings([c.locale for c in chunks]),
         chunk_status=_strings([c.status for c in chunks]),
-        chunk_bm25=_FieldIndex([tokenize(f"{c.breadcrumb}\n{c.text}") for c in chunks]),
+        chunk_bm25=_FieldIndex([analyze(f"{c.breadcrumb}\n{c.text}") for c in chunks]),
         chunks_of=chunks_of,
-        title_bm25=_FieldIndex([tokenize(a.title) for a in articles]),
-        tags_bm25=_FieldIndex(
-            [unique(t for tag in a.tags for t in tokenize(tag)) for a in articles]
-        ),
-        body_bm25=_FieldIndex([tokenize(a.body) for a in articles]),
+        title_bm25=_FieldIndex([title for title, _, _ in article_terms]),
+        tags_bm25=_FieldIndex([tags for _, tags, _ in article_terms]),
+        body_bm25=_FieldIndex([body for _, _, body in article_terms]),
         article_audience=_strings([a.audience for a in articles]),
         article_locale=_strings([a.locale for a in articles]),
         article_status=_strings([a.status for a in articles]),
@@ -305,6 +320,29 @@ class LocalSearch:
             len(tickets),
         )
 
+    async def refresh_tickets(self) -> None:
+        """Re-read only the tickets (a resolution became knowledge, or one was edited): the
+        article and chunk indexes are kept, so a new ticket is searchable at once and cheaply."""
+        if self._store is None:
+            raise SearchError("this LocalSearch was built from records, not from a store")
+        tickets = await self._store.tickets.all()
+        fresh = _snapshot((), (), tickets)
+        old = self._snap
+        self._snap = replace(
+            old,
+            tickets=fresh.tickets,
+            ticket_vecs=fresh.ticket_vecs,
+            ticket_usable=fresh.ticket_usable,
+            ticket_dim=fresh.ticket_dim,
+            ticket_audience=fresh.ticket_audience,
+            ticket_locale=fresh.ticket_locale,
+            ticket_status=fresh.ticket_status,
+            ticket_quality=fresh.ticket_quality,
+            masks={},  # ticket masks are cached per filter: a new snapshot starts empty
+            plans=dict(old.plans),
+        )
+        log.info("LocalSearch re-indexed %d tickets", len(tickets))
+
     @property
     def counts(self) -> dict[str, int]:
         s = self._snap
@@ -370,7 +408,7 @@ class LocalSearch:
 
     async def bm25_articles(self, text: str, filt: SearchFilter, limit: int) -> list[Hit]:
         s = self._snap
-        query = unique(tokenize(text))
+        query = query_terms(text)
         if not s.articles or not query:
             return []
         t = self._tuning

@@ -241,26 +241,6 @@ def unique(tokens: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(tokens))
 
 
-def keyword_terms(text: str) -> list[str]:
-    """Unstemmed terms for exact matching against keyword-analysed fields (Atlas `tags`).
-
-    Compounds as typed and their joined form and parts, plain words as typed plus a naive
-    singular, so "invoices" can hit the tag `invoice` and "AUTH_302" the tag `auth_302`.
-    """
-    out: list[str] = []
-    for match in _TOKEN.finditer(normalize(text)):
-        token = match.group(0)
-        parts = re.split(r"[_-]", token)
-        words = [token] if len(parts) == 1 else [token, "".join(parts), *parts]
-        for word in words:
-            if word in LUCENE_STOPWORDS:
-                continue
-            out.append(word)
-            if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-                out.append(word[:-1])
-    return unique(out)
-
-
 # a sentence ends at . ! ? before a capital, a digit or an opening quote/bracket; a line break
 # always ends one (list items, headings and table rows stand alone)
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")

@@ -12,7 +12,7 @@ from app.store.customers import CustomerRepo, OrderRepo, SubscriptionRepo
 from app.store.embedded import EmbeddedClient
 from app.store.escalations import EscalationRepo
 from app.store.guard import guard
-from app.store.knowledge import ArticleRepo, ChunkRepo, TicketRepo
+from app.store.knowledge import ArticleRepo, ChunkRepo, DraftRepo, TicketRepo
 from app.store.limits import RateLimitRepo, SpendRepo
 from app.store.lock import StoreInUse
 from app.store.sessions import RevokedSessionRepo
@@ -37,6 +37,7 @@ class Store:
     articles: ArticleRepo = field(init=False)
     chunks: ChunkRepo = field(init=False)
     tickets: TicketRepo = field(init=False)
+    drafts: DraftRepo = field(init=False)
     conversations: ConversationRepo = field(init=False)
     messages: MessageRepo = field(init=False)
     feedback: FeedbackRepo = field(init=False)
@@ -53,6 +54,7 @@ class Store:
         self.articles = ArticleRepo(self.db)
         self.chunks = ChunkRepo(self.db)
         self.tickets = TicketRepo(self.db)
+        self.drafts = DraftRepo(self.db)
         self.conversations = ConversationRepo(self.db, self.pii)
         self.messages = MessageRepo(self.db, self.pii)
         self.feedback = FeedbackRepo(self.db, self.pii)

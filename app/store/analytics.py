@@ -148,3 +148,88 @@ async def docs_gaps(
         }
         for r in rows
     ]
+
+
+async def gap_turns(db: Any, start: datetime, end: datetime, limit: int = 20000) -> dict[str, Any]:
+    """Raw material of the gap report: assistant turns in range that were weak/none, escalated,
+    voted unhelpful or in a conversation the customer said was not solved; plus those votes, the
+    handoff packets and the askers' plans. Deciding what is a gap is `app.knowledge.gaps`."""
+    votes = await (
+        db["feedback"].find(
+            {"createdAt": {"$gte": start, "$lt": end}},
+            {"_id": 0, "conversationId": 1, "messageId": 1, "helpful": 1, "resolved": 1},
+        )
+    ).to_list()
+    down = sorted(
+        {v["messageId"] for v in votes if v.get("helpful") is False and v.get("messageId")}
+    )
+    unsolved = sorted({v["conversationId"] for v in votes if v.get("resolved") is False})
+    query = {
+        "role": "assistant",
+        "createdAt": {"$gte": start, "$lt": end},
+        "$or": [
+            {"meta.confidence": {"$in": ["weak", "none"]}},
+            {"meta.escalated": True},
+            {"_id": {"$in": down}},
+            {"conversationId": {"$in": unsolved}},
+        ],
+    }
+    projection = {
+        "conversationId": 1,
+        "createdAt": 1,
+        "meta.confidence": 1,
+        "meta.condensedQuestion": 1,
+        "meta.escalated": 1,
+        "meta.escalationReason": 1,
+        "meta.caseRef": 1,
+        "meta.tools": 1,
+        "meta.offTopic": 1,
+        "meta.language": 1,
+    }
+    cursor = db["messages"].find(query, projection).sort("createdAt", -1).limit(limit)
+    turns = await cursor.to_list()
+    conv_ids = sorted({t["conversationId"] for t in turns})
+    convs = await (
+        db["conversations"].find({"_id": {"$in": conv_ids}}, {"customerId": 1})
+    ).to_list()
+    customer_of = {c["_id"]: c.get("customerId") for c in convs}
+    customers = await (
+        db["customers"].find(
+            {"_id": {"$in": sorted({c for c in customer_of.values() if c})}}, {"plan": 1}
+        )
+    ).to_list()
+    plan_of = {c["_id"]: c.get("plan") for c in customers}
+    cases = await (db["escalations"].find({"conversationId": {"$in": conv_ids}})).to_list()
+    return {
+        "turns": turns,
+        "thumbsDown": set(down),
+        "notSolved": set(unsolved),
+        "planOfConversation": {cid: plan_of.get(cus) for cid, cus in customer_of.items() if cus},
+        "cases": cases,
+    }
+
+
+async def answers_citing(
+    db: Any, start: datetime, end: datetime, ticket_ids: list[str]
+) -> list[dict[str, Any]]:
+    """Strong assistant answers in range that cite one of `ticket_ids` (createdAt, ids cited)."""
+    if not ticket_ids:
+        return []
+    cursor = db["messages"].find(
+        {
+            "role": "assistant",
+            "createdAt": {"$gte": start, "$lt": end},
+            "meta.confidence": "strong",
+            "meta.citations": {"$elemMatch": {"kind": "ticket", "docId": {"$in": ticket_ids}}},
+        },
+        {"_id": 1, "conversationId": 1, "createdAt": 1, "meta.citations": 1},
+    )
+    return list(await cursor.to_list())
+
+
+async def tickets_created(db: Any, start: datetime, end: datetime) -> list[datetime]:
+    """When each resolution-born ticket in range was written."""
+    cursor = db["tickets"].find(
+        {"source": "resolution", "resolvedAt": {"$gte": start, "$lt": end}}, {"resolvedAt": 1}
+    )
+    return [d["resolvedAt"] for d in await cursor.to_list()]

@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pymongo import ReturnDocument
+from pymongo.errors import DuplicateKeyError
 
 from app.safety.pii import KINDS, mask, mask_text, mask_value
 from app.store.models import MEMORY_FIELDS, Conversation, Feedback, Message, Role
@@ -133,19 +134,28 @@ class ConversationRepo:
                 upsert=True,
             )
 
-    async def set_summary(self, conversation: Conversation, text: str, through_seq: int) -> None:
-        """Replace the rolling summary (off the request path; its length is capped by memory)."""
-        await self._summaries.replace_one(
-            {"_id": conversation.id},
-            {
-                "conversationId": conversation.id,
-                "text": mask_text(text, self._pii),
-                "throughSeq": through_seq,
-                "updatedAt": now_utc(),
-                "expiresAt": conversation.expires_at,
-            },
-            upsert=True,
-        )
+    async def set_summary(self, conversation: Conversation, text: str, through_seq: int) -> bool:
+        """Replace the rolling summary (off the request path; its length is capped by memory).
+
+        A version check, not a blind replace: the write lands only if no summary through a
+        later message is stored, so a slow job that started earlier cannot undo a newer one.
+        False when a newer summary was already there."""
+        doc = {
+            "conversationId": conversation.id,
+            "text": mask_text(text, self._pii),
+            "throughSeq": through_seq,
+            "updatedAt": now_utc(),
+            "expiresAt": conversation.expires_at,
+        }
+        try:
+            await self._summaries.update_one(
+                {"_id": conversation.id, "throughSeq": {"$lte": through_seq}},
+                {"$set": doc},
+                upsert=True,
+            )
+        except DuplicateKeyError:  # the document exists with a later throughSeq
+            return False
+        return True
 
     async def allocate_seq(self, conversation_id: str) -> int:
         """Atomically reserve the next message sequence number ($inc on the conversation)."""

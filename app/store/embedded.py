@@ -2,9 +2,11 @@
 
 Only the subset our repositories use is exposed. Each call runs synchronously on the event loop
 (which keeps mongomock on one thread and every single operation atomic, as on a server), then
-yields to the loop once before returning, as a network driver's round trip would: concurrent
-turns interleave between store calls here just as they do against MongoDB, so a race a test
-can provoke in production can be provoked here too.
+yields to the loop once before returning (an error included), as a network driver's round trip
+would: concurrent turns interleave between store calls here just as they do against MongoDB, so
+a race a test can provoke in production can be provoked here too (`tests/test_store_races.py`).
+`session=` is refused (`SessionsUnsupported`), not dropped: there are no transactions here, and
+code that relied on one would pass every test and race in production.
 
 With a data directory the store is durable: every call that changed documents writes them
 through to SQLite (`journal`) before it returns, the file is loaded back at start, and an
@@ -242,7 +244,17 @@ class _Persistence:
                 raise
 
 
-def _drop_session(kwargs: dict[str, Any]) -> dict[str, Any]:
+class SessionsUnsupported(NotImplementedError):
+    """The embedded store has no sessions or transactions: a `session=` would be ignored, and
+    code relying on one to make several writes atomic would pass here and race in production."""
+
+
+def _no_session(kwargs: dict[str, Any]) -> dict[str, Any]:
+    if kwargs.get("session") is not None:
+        raise SessionsUnsupported(
+            "the embedded store does not implement sessions or transactions; "
+            "make the write atomic on its own (one update, a unique index) or run on MongoDB"
+        )
     kwargs.pop("session", None)
     return kwargs
 
@@ -303,16 +315,18 @@ class EmbeddedCollection:
         self.name: str = inner.name
 
     def find(self, *args: Any, **kwargs: Any) -> EmbeddedCursor:
-        return EmbeddedCursor(self._c.find(*args, **_drop_session(kwargs)))
+        return EmbeddedCursor(self._c.find(*args, **_no_session(kwargs)))
 
     async def aggregate(
         self, pipeline: Sequence[Mapping[str, Any]], **kwargs: Any
     ) -> EmbeddedCursor:
         try:
-            docs = list(self._c.aggregate(list(pipeline), **_drop_session(kwargs)))
+            try:
+                docs = list(self._c.aggregate(list(pipeline), **_no_session(kwargs)))
+            finally:
+                self._persistence.flush()  # $out / $merge write
         finally:
-            self._persistence.flush()  # $out / $merge write
-        await asyncio.sleep(0)
+            await asyncio.sleep(0)  # the round trip, an error reply included
         return EmbeddedCursor(docs)
 
     async def list_indexes(self) -> EmbeddedCursor:
@@ -329,10 +343,12 @@ class EmbeddedCollection:
         async def call(*args: Any, **kwargs: Any) -> Any:
             # the operation and its write-through run with no await between them (atomic)
             try:
-                result = method(*args, **_drop_session(kwargs))
+                try:
+                    result = method(*args, **_no_session(kwargs))
+                finally:
+                    persistence.flush()
             finally:
-                persistence.flush()
-            await asyncio.sleep(0)
+                await asyncio.sleep(0)  # the round trip, an error reply (duplicate key) included
             return result
 
         call.__name__ = name
@@ -358,7 +374,9 @@ class EmbeddedDatabase:
         return self[name]
 
     async def list_collection_names(self) -> list[str]:
-        return list(self._db.list_collection_names())
+        names = list(self._db.list_collection_names())
+        await asyncio.sleep(0)
+        return names
 
     async def drop_collection(self, name: str) -> None:
         self._db.drop_collection(name)
@@ -366,8 +384,10 @@ class EmbeddedDatabase:
         self._collections.pop(name, None)
         await asyncio.sleep(0)
 
-    async def command(self, command: str | Mapping[str, Any], **_: Any) -> Doc:
+    async def command(self, command: str | Mapping[str, Any], **kwargs: Any) -> Doc:
+        _no_session(kwargs)
         name = command if isinstance(command, str) else next(iter(command))
+        await asyncio.sleep(0)
         if name == "ping":
             return {"ok": 1.0}
         raise NotImplementedError(f"embedded store does not run the {name!r} command")

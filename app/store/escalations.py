@@ -89,13 +89,29 @@ class EscalationRepo:
         )
         return Escalation.from_doc(doc) if doc else None
 
-    async def resolve(self, case_ref: str, at: datetime) -> Escalation | None:
+    async def resolve(
+        self,
+        case_ref: str,
+        at: datetime,
+        *,
+        resolution: str | None = None,
+        knowledge: bool | None = None,
+    ) -> Escalation | None:
+        """Open/claimed -> resolved, with the agent's resolution (masked) and consent."""
+        update: dict[str, Any] = {"status": "resolved", "resolvedAt": at}
+        if resolution is not None:
+            update["resolution"] = mask_text(resolution, self._pii)
+        if knowledge is not None:
+            update["knowledge"] = knowledge
         doc = await self._c.find_one_and_update(
             {"caseRef": case_ref, "status": {"$in": ["open", "claimed"]}},
-            {"$set": {"status": "resolved", "resolvedAt": at}},
+            {"$set": update},
             return_document=ReturnDocument.AFTER,
         )
         return Escalation.from_doc(doc) if doc else None
+
+    async def set_ticket(self, case_ref: str, ticket_id: str | None) -> None:
+        await self._c.update_one({"caseRef": case_ref}, {"$set": {"ticketId": ticket_id}})
 
     async def delete_for_customer(
         self, customer_id: str, conversation_ids: Sequence[str] = ()

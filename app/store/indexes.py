@@ -18,6 +18,7 @@ from typing import Any
 
 from pymongo.operations import SearchIndexModel
 
+from app.search.analyzer import ANALYZER_VERSION
 from app.settings import ROOT
 
 log = logging.getLogger(__name__)
@@ -222,8 +223,17 @@ async def check_search_indexes(
     return out
 
 
+async def stale_analyzed_articles(db: Any) -> int:
+    """Published articles whose stored `searchTerms` are missing or from another analyzer
+    version: `kb_articles_search` indexes only those fields, so on Atlas such an article is
+    invisible to the lexical ranker until ingestion rewrites it (LocalSearch recomputes)."""
+    query = {"status": "published", "searchTerms.version": {"$ne": ANALYZER_VERSION}}
+    return int(await db["kb_articles"].count_documents(query))
+
+
 async def search_index_readiness(store: Any, dimensions: int) -> dict[str, Any]:
-    """The search-index part of /readyz: LocalSearch in embedded mode, else each index's state."""
+    """The search-index part of /readyz: LocalSearch in embedded mode, else each index's state
+    and whether every published article carries the analysed fields the text index reads."""
     if store.embedded:
         return {
             "backend": "local",
@@ -231,10 +241,22 @@ async def search_index_readiness(store: Any, dimensions: int) -> dict[str, Any]:
             "detail": "embedded store: LocalSearch (in-process) serves search; no Atlas indexes",
         }
     checks = await check_search_indexes(store.db, dimensions)
+    try:
+        stale: int | None = await stale_analyzed_articles(store.db)
+    except Exception as exc:
+        stale, problem = None, f"cannot count articles without current searchTerms: {exc}"
+    else:
+        problem = (
+            ""
+            if stale == 0
+            else f"{stale} published articles have no searchTerms of analyzer version "
+            f"{ANALYZER_VERSION}: BM25 cannot find them; re-run ingestion (make ingest / make seed)"
+        )
     return {
         "backend": "atlas",
-        "ok": all(c.ok for c in checks),
+        "ok": all(c.ok for c in checks) and stale == 0,
         "indexes": [c.view() for c in checks],
+        "analyzedArticles": {"ok": stale == 0, "stale": stale, "problem": problem},
     }
 
 

@@ -9,7 +9,14 @@ from typing import Any
 
 from pymongo import DeleteMany, ReplaceOne, ReturnDocument
 
-from app.store.models import Article, Chunk, Ticket
+from app.search.analyzer import search_term_fields
+from app.store.models import Article, Chunk, Draft, SearchTerms, Ticket
+
+
+def with_search_terms(article: Article) -> Article:
+    """The article with `searchTerms` computed from its title, tags and body (never stale)."""
+    terms = search_term_fields(article.title, article.tags, article.body)
+    return article.model_copy(update={"search_terms": SearchTerms.model_validate(terms)})
 
 
 class ArticleRepo:
@@ -21,7 +28,10 @@ class ArticleRepo:
         return Article.from_doc(doc) if doc else None
 
     async def upsert(self, article: Article) -> None:
-        await self._c.replace_one({"_id": article.id}, article.to_doc(), upsert=True)
+        """Write the article with its `searchTerms` analysed from this very content."""
+        await self._c.replace_one(
+            {"_id": article.id}, with_search_terms(article).to_doc(), upsert=True
+        )
 
     async def list(self, filter: dict[str, Any] | None = None) -> list[Article]:
         docs = await self._c.find(filter or {}).sort("_id", 1).to_list()
@@ -123,3 +133,40 @@ class TicketRepo:
 
     async def count(self, filter: dict[str, Any] | None = None) -> int:
         return int(await self._c.count_documents(filter or {}))
+
+    async def upsert(self, ticket: Ticket) -> None:
+        await self._c.replace_one({"_id": ticket.id}, ticket.to_doc(), upsert=True)
+
+    async def from_resolutions(self, limit: int = 200) -> builtins.list[Ticket]:
+        """Resolution-born tickets, newest first."""
+        cursor = self._c.find({"source": "resolution"}).sort("resolvedAt", -1).limit(limit)
+        return [Ticket.from_doc(d) for d in await cursor.to_list()]
+
+    async def resolution_ids(self) -> builtins.list[str]:
+        return [d["_id"] async for d in self._c.find({"source": "resolution"}, {"_id": 1})]
+
+
+class DraftRepo:
+    """Draft articles from gap clusters (`kb_drafts`): a collection no ranker reads."""
+
+    def __init__(self, db: Any) -> None:
+        self._c = db["kb_drafts"]
+
+    async def create(self, draft: Draft) -> Draft:
+        await self._c.insert_one(draft.to_doc())
+        return draft
+
+    async def get(self, draft_id: str) -> Draft | None:
+        doc = await self._c.find_one({"_id": draft_id})
+        return Draft.from_doc(doc) if doc else None
+
+    async def list(self, status: str | None = None, limit: int = 100) -> builtins.list[Draft]:
+        query: dict[str, Any] = {"status": status} if status else {}
+        cursor = self._c.find(query).sort("updatedAt", -1).limit(limit)
+        return [Draft.from_doc(d) for d in await cursor.to_list()]
+
+    async def update(self, draft_id: str, fields: dict[str, Any]) -> Draft | None:
+        doc = await self._c.find_one_and_update(
+            {"_id": draft_id}, {"$set": fields}, return_document=ReturnDocument.AFTER
+        )
+        return Draft.from_doc(doc) if doc else None

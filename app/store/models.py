@@ -16,7 +16,9 @@ from pydantic.alias_generators import to_camel
 Plan = str  # free | pro | enterprise, but stored as given: unknown strings fail closed later
 Audience = Literal["all", "pro", "enterprise"]
 ArticleStatus = Literal["draft", "published", "quarantined"]  # quarantined: flagged, not approved
-TicketStatus = Literal["open", "resolved", "wont_fix"]
+TicketStatus = Literal["open", "resolved", "wont_fix", "unpublished"]  # unpublished: from /admin
+TicketSource = Literal["import", "resolution"]  # resolution: written when a person resolved a case
+DraftStatus = Literal["draft", "published", "discarded"]
 ConversationStatus = Literal["open", "escalated", "closed"]
 Role = Literal["user", "assistant", "agent"]
 ChunkKind = Literal["prose", "table"]
@@ -82,6 +84,16 @@ class Order(Model):
     tracking: str | None = None
 
 
+class SearchTerms(Model):
+    """An article's analysed text as stored for the lexical ranker (`app/search/analyzer.py`):
+    written by `ArticleRepo.upsert`, indexed by Atlas with `lucene.whitespace`."""
+
+    version: str = ""
+    title: str = ""
+    tags: str = ""
+    body: str = ""
+
+
 class Article(Model):
     id: str = Field(alias="_id")  # the slug: a natural key that survives re-ingestion
     slug: str
@@ -100,6 +112,7 @@ class Article(Model):
     reviewed_by: str | None = None  # who approved the flagged content, or unpublished it
     reviewed_at: datetime | None = None
     approved_hash: str | None = None  # the content a person approved; a change needs a new look
+    search_terms: SearchTerms | None = None  # as stored; None on an article not yet written
 
 
 class Chunk(Model):
@@ -131,6 +144,9 @@ class Ticket(Model):
     quality: float = 1.0
     resolved_at: datetime | None = None
     embedding: list[float] = Field(default_factory=list)
+    source: TicketSource = "import"
+    case_ref: str | None = None  # the handoff a resolution-born ticket came from
+    updated_by: str | None = None  # the person who wrote, edited or unpublished it
 
 
 # Kept beside the conversation document, not in it (see `ConversationRepo`): the conversation
@@ -187,6 +203,9 @@ class Escalation(Model):
     resolved_at: datetime | None = None
     customer_id: str | None = None  # from the conversation, even if the customer record is gone
     expires_at: datetime | None = None  # an anonymous conversation's case expires with it
+    resolution: str | None = None  # the agent's short resolution, PII masked
+    knowledge: bool | None = None  # the agent's consent: may the resolution become a ticket?
+    ticket_id: str | None = None  # the resolution-born ticket, when consented
 
 
 class Feedback(Model):
@@ -198,3 +217,22 @@ class Feedback(Model):
     comment: str | None = None
     created_at: datetime
     expires_at: datetime | None = None  # anonymous feedback expires with its conversation
+
+
+class Draft(Model):
+    """A draft help article suggested from a gap cluster; never searchable until published."""
+
+    id: str = Field(alias="_id")
+    title: str
+    markdown: str  # the whole article: YAML front matter (status: draft) + body
+    audience: Audience = "all"
+    locale: str = "en"
+    status: DraftStatus = "draft"
+    cluster_label: str = ""
+    case_refs: list[str] = Field(default_factory=list)
+    question_count: int = 0
+    written_by: str = "extractive"  # "extractive" (offline) or the language model's name
+    created_at: datetime
+    updated_at: datetime
+    updated_by: str | None = None
+    published_slug: str | None = None

@@ -127,6 +127,18 @@ class ExemplarPatterns(_Strict):
         return {intent: tuple(dict.fromkeys(texts)) for intent, texts in out.items()}
 
 
+class Reference(_Strict):
+    """Stable background text for the language models (optional): what the tenant's words mean.
+
+    It goes, with the rest of the tenant's vocabulary, into the reference block at the start of
+    every model prompt (`app.turn.reference`), which is the prefix the provider caches. Keep it
+    short and stable: it is sent on every call, and any edit invalidates the cache once."""
+
+    products: dict[str, str] = {}  # product name -> what it is
+    plans: dict[str, str] = {}  # plan -> what it includes
+    facts: tuple[str, ...] = ()  # house facts that rarely change
+
+
 class Tenant(_Strict):
     """One company's vocabulary. Validated at start-up; see `seed/tenant.yaml` for an example."""
 
@@ -152,6 +164,7 @@ class Tenant(_Strict):
     exemplar_patterns: ExemplarPatterns | None = Field(None, alias="exemplarPatterns")
     # localized reply templates: locale -> key -> text with {placeholders}
     templates: dict[str, dict[str, str]] = {}
+    reference: Reference = Reference()
 
     @field_validator("escalate_intents")
     @classmethod
@@ -185,6 +198,16 @@ class Tenant(_Strict):
         if unknown:
             raise ValueError(f"unknown sentiments: {sorted(unknown)}")
         return value
+
+    @model_validator(mode="after")
+    def _reference_names_known(self) -> Tenant:
+        products = set(self.reference.products) - {p.name for p in self.products}
+        plans = set(self.reference.plans) - set(self.plans)
+        if products or plans:
+            raise ValueError(
+                f"reference names unknown products {sorted(products)} or plans {sorted(plans)}"
+            )
+        return self
 
     @model_validator(mode="after")
     def _templates_complete(self) -> Tenant:

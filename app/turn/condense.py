@@ -21,6 +21,7 @@ from typing import Any, Final, NamedTuple, Protocol
 
 from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
 from app.turn.identifiers import Identifiers, Vocabulary, generic_identifiers, generic_vocabulary
+from app.turn.reference import with_reference
 from app.turn.router import Router, explicit_human_request, is_greeting, looks_like_acknowledgment
 
 
@@ -607,8 +608,13 @@ async def condense(
     chat_model: ChatModel | None,
     router: Router,
     prev_standalone: str | None,
+    reference: str = "",
 ) -> Condensation:
-    """The turn's `Condensation`: from the chat model when given and well-behaved, else offline."""
+    """The turn's `Condensation`: from the chat model when given and well-behaved, else offline.
+
+    `reference` is the tenant reference block (`app.turn.reference`), appended to the model's
+    fixed instructions: the tenant's names and formats, and the stable prefix the provider caches.
+    """
     if chat_model is None:
         return await condense_offline(
             message, history, router=router, prev_standalone=prev_standalone
@@ -617,7 +623,9 @@ async def condense(
     reason: str | None = None
     try:
         raw = await chat_model.complete_json(
-            SYSTEM_PROMPT, _model_messages(message, history, prev_standalone), CONDENSE_SCHEMA
+            with_reference(SYSTEM_PROMPT, reference),
+            _model_messages(message, history, prev_standalone),
+            CONDENSE_SCHEMA,
         )
     except Exception as exc:  # any provider failure: this turn falls back, the customer is served
         reason = f"model_error: {type(exc).__name__}"

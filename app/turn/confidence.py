@@ -15,8 +15,10 @@ model over features of the whole retrieval, fitted on labelled answerable/unansw
                At 0 (it names none of them) the band is at most `weak`, whatever the model says:
                measured on the MT-RAG tune part, no case with such a passage reached the strong
                region anyway, and a confident answer about something never named is a guess.
-    agreement  share of the first-stage rankers (dense, BM25) that put the best passage's
-               document in their own top 5
+    agreement  share of the first-stage rankers that index the best passage's corpus that put
+               its document in their own top 5: dense and BM25 for an article, the tickets
+               ranker for a ticket (no article ranker can ever find a ticket; counting them
+               capped every ticket answer below `strong`, imported or resolution-born)
     type_match the question asks for a price, a duration, a quantity, a date or a procedure and
                the best passage contains one (1), does not (0); 0.5 when the question asks for
                none of these
@@ -104,6 +106,8 @@ class Scored:
     best_doc: str
     dense_docs: Sequence[str]  # first-stage doc ids, rank order
     bm25_docs: Sequence[str]
+    best_kind: str = "doc"  # "doc" | "ticket"
+    ticket_docs: Sequence[str] = ()  # the tickets ranker's ids, rank order
     sentence: float = 0.0  # `sentence_match` over the top passages (0: not computed)
 
 
@@ -128,10 +132,12 @@ def answerability_features(question: str, scored: Scored) -> dict[str, float]:
         coverage = 0.0
     entities = named_terms(question)
     entity_cov = sum(1 for t in entities if t in present) / len(entities) if entities else 1.0
-    agreement = (
-        sum(1 for docs in (scored.dense_docs, scored.bm25_docs) if scored.best_doc in docs[:5])
-        / 2.0
+    rankers = (
+        (scored.ticket_docs,)
+        if scored.best_kind == "ticket"
+        else (scored.dense_docs, scored.bm25_docs)
     )
+    agreement = sum(1 for docs in rankers if scored.best_doc in docs[:5]) / len(rankers)
     asked = asked_types(question)
     type_match = (
         sum(1.0 for k in asked if shows_type(k, scored.best_text)) / len(asked) if asked else 0.5

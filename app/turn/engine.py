@@ -195,6 +195,7 @@ async def _answer(
             ),
             router=services.router,
             prev_standalone=prev_standalone,
+            reference=services.prompt_reference,
         )
     cond = carry_tools(cond, previous, services.router.vocabulary.ids, tenant.tool_names)
     latency["condense"] = _ms(t)
@@ -310,6 +311,7 @@ async def _answer(
             timeout_seconds=None,  # the turn's remaining budget (see budget.deadline above)
             locale=locale,
             phrases=phrases,
+            reference=services.prompt_reference,
         ):
             if isinstance(item, str):
                 await sink.delta(item)

@@ -150,6 +150,7 @@ def _request(
     tool_runner: ToolRunner | None,
     locale: str = "en",
     phrases: Phrases | None = None,
+    reference: str = "",
 ) -> GenerationRequest:
     request = build_request(
         question=question,
@@ -164,6 +165,7 @@ def _request(
         tool_runner=_declared_args_only(tool_runner),
         locale=locale,
         phrases=phrases,
+        reference=reference,
     )
     return dataclasses.replace(request, round_timeout_seconds=round_timeout_seconds)
 
@@ -310,6 +312,7 @@ async def generate_answer(
     timeout_seconds: float | None = None,
     locale: str = "en",
     phrases: Phrases | None = None,
+    reference: str = "",  # the tenant reference block (app.turn.reference)
 ) -> Answer:
     """The answer for one turn (see the module doc for the rules)."""
     start = time.perf_counter()
@@ -339,6 +342,7 @@ async def generate_answer(
         tool_runner=tool_runner,
         locale=locale,
         phrases=phrases,
+        reference=reference,
     )
     reason: str | None = None
     reply: GenerationReply | None = None
@@ -410,6 +414,7 @@ async def stream_answer(
     timeout_seconds: float | None = None,
     locale: str = "en",
     phrases: Phrases | None = None,
+    reference: str = "",  # the tenant reference block (app.turn.reference)
 ) -> AsyncIterator[str | Answer]:
     """`generate_answer` as text deltas (`str`), then the `Answer` as the last item."""
     start = time.perf_counter()
@@ -441,6 +446,7 @@ async def stream_answer(
         tool_runner=tool_runner,
         locale=locale,
         phrases=phrases,
+        reference=reference,
     )
     citations = CitationStreamFilter(len(passages))
     raw: list[str] = []

@@ -2,7 +2,9 @@
 
 Layout, one system block and one user message:
 
-    system  SYSTEM_PROMPT — fixed text, identical on every turn, so the provider can cache it
+    system  SYSTEM_PROMPT — fixed instructions, then the tenant reference (`app.turn.reference`:
+            products, plans, identifiers, policy, house facts); identical on every turn and for
+            every customer, so the provider can cache it (with the tool definitions before it)
     user    <conversation_context> summary, facts, recent turns </conversation_context>
             <passages> <passage n="1" kind=… title=… breadcrumb=…> text </passage> … </passages>
             <tool_results> <tool_result tool=… ok=… found=…> JSON </tool_result> … </tool_results>
@@ -31,6 +33,7 @@ from app.providers.chat.base import (
 )
 from app.safety.screen import without_instructions
 from app.text import first_name, neutralize, tool_result_text
+from app.turn.reference import with_reference
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -124,8 +127,10 @@ def build_prompt(
     confidence: str = "strong",
     intent: str = "other",
     locale: str = "en",
+    reference: str = "",
 ) -> Prompt:
-    """The prompt for one answer. `original` is the customer's own words; `question` condensed."""
+    """The prompt for one answer. `original` is the customer's own words; `question` condensed;
+    `reference` the tenant reference block (stable), appended to the fixed instructions."""
     sections: list[str] = []
     remembered = memory.render() if memory is not None else ""
     if remembered:
@@ -156,7 +161,8 @@ def build_prompt(
             f"{neutralize(' '.join(question.split()))})"
         )
     sections.append(asked)
-    return Prompt(SYSTEM_PROMPT, (ChatMessage("user", "\n\n".join(sections)),))
+    system = with_reference(SYSTEM_PROMPT, reference)
+    return Prompt(system, (ChatMessage("user", "\n\n".join(sections)),))
 
 
 def build_request(
@@ -173,6 +179,7 @@ def build_request(
     tool_runner: ToolRunner | None = None,
     locale: str = "en",
     phrases: Mapping[str, str] | None = None,
+    reference: str = "",
 ) -> GenerationRequest:
     """The rendered prompt plus the ingredients the offline provider reads directly."""
     prompt = build_prompt(
@@ -185,6 +192,7 @@ def build_request(
         confidence=confidence,
         intent=intent,
         locale=locale,
+        reference=reference,
     )
     return GenerationRequest(
         system=prompt.system,

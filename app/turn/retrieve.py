@@ -348,6 +348,8 @@ def _scored(
         best_doc=best.doc_id,
         dense_docs=list(dict.fromkeys(h.doc_id for h in result.dense_chunks)),
         bm25_docs=list(dict.fromkeys(h.doc_id for h in result.bm25_articles)),
+        best_kind=best.kind,
+        ticket_docs=list(dict.fromkeys(h.doc_id for h in result.dense_tickets)),
         sentence=sentence,
     )
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -34,6 +34,8 @@ from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
 from app.tenant import POLICY_INTENTS, SENTIMENTS, Tenant, generic_tenant
 from app.turn.identifiers import Vocabulary
+from app.turn.language import detect_language
+from app.turn.spelling import Speller
 from tuning import TUNING
 
 Matrix = npt.NDArray[np.float64]
@@ -242,6 +244,7 @@ class Router:
         sentiment_min_similarity: float = 0.55,
         sentiment_margin: float = 0.05,
         tool_exemplars: Mapping[str, Sequence[str]] | None = None,
+        dictionary: Collection[str] | None = None,
     ) -> None:
         self.tenant = tenant or generic_tenant()
         self.vocabulary = Vocabulary.of(self.tenant)
@@ -268,6 +271,10 @@ class Router:
         if tool_exemplars is None:
             tool_exemplars = self.tenant.tool_exemplars
         self._subscription = tuple(tool_exemplars.get("lookupSubscription", ()))
+        exemplar_texts = [t for ts in (*self._intents.values(), self._subscription) for t in ts]
+        self.speller = Speller(
+            exemplar_texts, _default_dictionary() if dictionary is None else dictionary
+        )
         self._models: _Models | None = None
         self._lock = asyncio.Lock()
 
@@ -285,9 +292,9 @@ class Router:
                 mood_texts = [t for ts in self._moods.values() for t in ts]
                 mood_labels = tuple(lab for lab, ts in self._moods.items() for _ in ts)
                 sub = [t for t in self._subscription if t not in texts]
-                vectors = _normalise(
-                    np.asarray(await self.embedder.embed_documents(texts + sub), float)
-                )
+                # the exemplars pass through the same amount-stripping as the messages
+                stored = [strip_amounts(t) for t in texts + sub]
+                vectors = _normalise(np.asarray(await self.embedder.embed_documents(stored), float))
                 moods = _normalise(
                     np.asarray(await self.embedder.embed_documents(mood_texts), float)
                 )
@@ -307,12 +314,16 @@ class Router:
         return (await self.route(text)).route
 
     async def route(self, text: str) -> RouteDetail:
+        # typos repaired for routing only (the caller keeps the customer's words); the dictionary
+        # is English, so a message that reads as another language is left as typed
         text = text.strip()
+        if detect_language(text, self.tenant.locales) in (None, "en"):
+            text = self.speller.repair(text)
         if not re.search(r"\w", text):
             return RouteDetail("other", 0.0, "neutral", "empty", None, ())
         models = await self._load()
         try:
-            vector = await self.embedder.embed_query(text)
+            vector = await self.embedder.embed_query(strip_amounts(text))
         except (ProviderError, TimeoutError) as exc:
             # the embedding provider is down or out of time: the rules still route
             log.warning("router embedding failed, routing by rules only: %r", exc)
@@ -325,21 +336,7 @@ class Router:
         if models.subscription is not None and self.tenant.capabilities.subscriptions:
             own_subscription = models.subscription.probabilities(query)["yes"] >= 0.7
 
-        rule: str | None = None
-        phrase = policy_phrase_intent(text, self.tenant.policy_phrases)
-        if phrase is not None:
-            intent, score, rule = phrase, 1.0, "policy_phrase"
-        elif looks_like_acknowledgment(text):
-            intent, score, rule = "acknowledgment", 1.0, "acknowledgment"
-        elif is_greeting(text):
-            intent, score, rule = "other", 1.0, "greeting"
-        else:
-            intent, score = self._decide(probs, text)
-        if explicit_human_request(text) and intent not in self.escalating:
-            # the rule is the spec: a person was asked for (a refund asked for alongside stays
-            # a refund request: the stronger boundary names the case)
-            intent, score, rule = "human_handoff", 1.0, "human_request"
-
+        intent, score, rule = self._apply_rules(text, self._decide(probs, text))
         mood = lexicon_sentiment(text)
         if mood is not None:
             sentiment, sentiment_rule = mood
@@ -350,20 +347,37 @@ class Router:
     def _rules_only(self, text: str) -> RouteDetail:
         """A route without an embedding: the rules' intent and mood, else `other` and neutral
         (score 0, so nothing downstream mistakes it for a confident classification)."""
-        phrase = policy_phrase_intent(text, self.tenant.policy_phrases)
-        if explicit_human_request(text):
-            intent, score, rule = "human_handoff", 1.0, "human_request"
-        elif phrase is not None:
-            intent, score, rule = phrase, 1.0, "policy_phrase"
-        elif looks_like_acknowledgment(text):
-            intent, score, rule = "acknowledgment", 0.9, "acknowledgment"
-        elif is_greeting(text):
-            intent, score, rule = "other", 0.9, "greeting"
-        else:
-            intent, score, rule = "other", 0.0, "no-embedding"
+        intent, score, rule = self._apply_rules(text, None)
         mood = lexicon_sentiment(text)
         sentiment, sentiment_rule = mood if mood is not None else ("neutral", None)
         return RouteDetail(intent, score, sentiment, rule, sentiment_rule, ())
+
+    def _apply_rules(
+        self, text: str, classified: tuple[str, float] | None
+    ) -> tuple[str, float, str | None]:
+        """(intent, score, rule): the one order of the rules, with or without an embedding.
+
+        A policy phrase, an acknowledgment or a greeting decide first; otherwise the classifier
+        (`classified`, None when the message could not be embedded). An explicit request for a
+        person then wins over anything but a policy intent: a refund asked for alongside stays a
+        refund request, since the stronger boundary names the case (DESIGN 6.1 checks policy
+        before the explicit request).
+        """
+        rule: str | None = None
+        phrase = policy_phrase_intent(text, self.tenant.policy_phrases)
+        if phrase is not None:
+            intent, score, rule = phrase, 1.0, "policy_phrase"
+        elif looks_like_acknowledgment(text):
+            intent, score, rule = "acknowledgment", 1.0, "acknowledgment"
+        elif is_greeting(text):
+            intent, score, rule = "other", 1.0, "greeting"
+        elif classified is not None:
+            intent, score = classified
+        else:
+            intent, score, rule = "other", 0.0, "no-embedding"
+        if explicit_human_request(text) and intent not in self.escalating:
+            intent, score, rule = "human_handoff", 1.0, "human_request"
+        return intent, score, rule
 
     def _decide(self, probs: Mapping[str, float], text: str) -> tuple[str, float]:
         """The most probable intent; an escalating one only above its minimum probability."""
@@ -430,6 +444,26 @@ def looks_like_acknowledgment(text: str) -> bool:
 
 def is_greeting(text: str) -> bool:
     return bool(_GREETING.match(text))
+
+
+_MONEY = re.compile(
+    r"(?<![\w-])(?:[$€£¥]\s?\d[\d,.]*|\d[\d,.]*\s?(?:dollars?|euros?|pounds?|usd|eur|gbp|bucks)\b)",
+    re.IGNORECASE,
+)
+
+
+def strip_amounts(text: str) -> str:
+    """The text with each money amount as the words "an amount" ("refund $1499" -> "refund an
+    amount"): the figure says nothing about what the customer wants, but a large one pulls a
+    sentence embedding towards prices and billing questions."""
+    return _MONEY.sub("an amount", text)
+
+
+def _default_dictionary() -> frozenset[str]:
+    """The general dictionary for typo repair: the local embedder's word list when installed."""
+    from app.providers.embeddings.local_minilm import dictionary_words
+
+    return dictionary_words()
 
 
 def _normalise(matrix: Matrix) -> Matrix:

@@ -263,6 +263,22 @@ class AnthropicChatModel:
         self._measured[_prefix_key(system, tools)] = count
         return count
 
+    def _json_tools(self, schema: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The tools part of a JSON-mode request (the `record_output` tool, unless the model
+        takes the schema as an output format instead)."""
+        if json_mode(self.capabilities, thinking=False) == "output_format":
+            return []
+        tool = {
+            "name": JSON_TOOL,
+            "description": "Record the result. Call this exactly once with the complete object.",
+            "input_schema": dict(schema),
+        }
+        return [tool]
+
+    async def measure_json_prefix(self, system: str, schema: Mapping[str, Any]) -> int:
+        """`measure_prefix` for the prefix `complete_json` sends with this schema."""
+        return await self.measure_prefix(system, self._json_tools(schema))
+
     def _system(self, system: str, tools: Sequence[Mapping[str, Any]]) -> tuple[list[Any], bool]:
         eligible = self.prefix_tokens(system, tools) >= self.capabilities.cache_min_tokens
         block: dict[str, Any] = {"type": "text", "text": system}
@@ -305,12 +321,7 @@ class AnthropicChatModel:
         self, system: str, messages: Sequence[ChatMessage], schema: Mapping[str, Any]
     ) -> JsonReply:
         mode = json_mode(self.capabilities, thinking=False)  # condensing never needs thinking
-        tool = {
-            "name": JSON_TOOL,
-            "description": "Record the result. Call this exactly once with the complete object.",
-            "input_schema": dict(schema),
-        }
-        tools = [tool] if mode != "output_format" else []
+        tools = self._json_tools(schema)
         blocks, eligible = self._system(system, tools)
         params: dict[str, Any] = {
             "model": self.model,

@@ -1,14 +1,21 @@
 """What each Claude model accepts, declared as data; requests are built from these, not guessed.
 
-Sources (checked 2026-11-30): Anthropic's prompt-caching, extended-thinking, structured-outputs
-and tool-use documentation, and the model list of the pinned SDK (2.14.0). Haiku 5's minimum is
-not published: it is given its predecessor's 4,096 until measured. Where sources disagree the
-conservative value is used and the reason is noted: claiming caching that cannot engage is the
-failure this table exists to prevent.
+Sources (checked 2026-11-30; cache minimums re-checked 2026-12-01): Anthropic's prompt-caching
+("Cache limitations"), extended-thinking, structured-outputs and tool-use documentation, and the
+model list of the pinned SDK (2.14.0). Haiku 5's minimum is not published: it is given its
+predecessor's 4,096 until measured. Where sources disagree the conservative value is used and the
+reason is noted: claiming caching that cannot engage is the failure this table exists to prevent.
 
 - `cache_min_tokens`: below this many tokens in the cached prefix (tools + system), the API
-  silently caches nothing and reports zero cache tokens. Sonnet 4.6 is documented at 1,024 but
-  reported (and listed by several gateways) at 2,048, so 2,048 is used for it.
+  silently caches nothing and reports zero cache tokens. Anthropic's prompt-caching page
+  (https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Cache limitations", as
+  quoted 2026 in e.g. github.com/affaan-m/ECC/pull/3173) lists: 512 for Opus 5, Fable 5 and
+  Mythos 5; 1,024 for Opus 4.8, Sonnet 5, Sonnet 4.6, Sonnet 4.5, Opus 4.1, Opus 4 and Sonnet 4;
+  2,048 for Opus 4.7 (and Mythos Preview) and Haiku 3.5; 4,096 for Opus 4.6, Opus 4.5 and
+  Haiku 4.5. Exception: Sonnet 4.6 is used at **2,048**, because users reproduced that a
+  ~1,024-token prefix is not cached on Sonnet 4.6 while the same call on Sonnet 4.5 is, and
+  that caching starts at 2,048 (github.com/anthropics/anthropic-sdk-python/issues/1194, closed
+  without a documentation change). `ANTHROPIC_CACHE_MIN_TOKENS` overrides the table.
 - `forced_tool_choice`: `tool_choice: {"type": "tool"|"any"}` is accepted. With extended
   thinking on, *no* current model accepts it (only `auto`/`none`), so callers never combine a
   forced tool with thinking; see `json_mode`.

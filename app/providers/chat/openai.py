@@ -24,7 +24,8 @@ no vendor SDK, so what is sent is exactly the documented wire format and nothing
   fails, one corrective call, then a `ProviderError` (the caller falls back offline; the caller
   also clamps every field: a schema is not a check).
 - **Other dialect differences** learnt the same way, from the server's 400: `stream_options`
-  dropped when unknown, `max_tokens` renamed `max_completion_tokens` when the model wants that.
+  dropped when unknown, `max_tokens` renamed `max_completion_tokens` when the model wants that,
+  `temperature: 0` (JSON calls) dropped for models that take only the default.
 - **Usage**: `prompt_tokens` (minus `prompt_tokens_details.cached_tokens`, counted as cache
   reads), `completion_tokens`. A server that reports none is billed an estimate (3 characters a
   token, on the high side for a spend cap) and the estimate is counted in `/readyz`. No cache
@@ -116,8 +117,8 @@ def _error_fields(body: object) -> tuple[str, str | None, str | None]:
             code = inner.get("code")
             return (
                 str(message),
-                str(kind) if isinstance(kind, str) else None,
-                str(code) if isinstance(code, str | int) else None,
+                kind if isinstance(kind, str) and kind else None,
+                code if isinstance(code, str) and code and not code.isdigit() else None,
             )
     if isinstance(body, str) and body.strip():
         return body.strip()[:300], None, None
@@ -133,6 +134,9 @@ def classify(exc: BaseException) -> Retryable:
         status = exc.status
         name = code or kind or f"http_{status}"  # OpenAI's code is the more precise of the two
         where = "mid-stream" if exc.in_stream else f"HTTP {status}"
+        request_id = exc.headers.get("x-request-id")
+        if request_id:
+            where += f", {request_id}"
         text = f"openai-compatible server {name} ({where}): {message}"
         if status == 404 or code == "model_not_found":
             return Retryable(
@@ -273,6 +277,57 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+
+
+@dataclass
+class ThinkStripper:
+    """Drops a leading `<think>…</think>` block from streamed text: reasoning models served by
+    Ollama, llama.cpp or vLLM without a reasoning parser put their thinking in `content`, and a
+    customer must never see it. Text is held back only while it could still be that block."""
+
+    state: Literal["start", "inside", "after", "pass"] = "start"
+    held: str = ""
+
+    def feed(self, piece: str) -> str:
+        if self.state == "pass":
+            return piece
+        if self.state == "after":  # the blank lines between the block and the answer
+            piece = piece.lstrip()
+            if piece:
+                self.state = "pass"
+            return piece
+        self.held += piece
+        if self.state == "start":
+            lead = self.held.lstrip()
+            if lead.startswith(THINK_OPEN):
+                self.state = "inside"
+            elif THINK_OPEN.startswith(lead):
+                return ""  # still possibly the opening tag
+            else:
+                self.state = "pass"
+                out, self.held = self.held, ""
+                return out
+        end = self.held.find(THINK_CLOSE)
+        if end < 0:
+            return ""
+        rest, self.held = self.held[end + len(THINK_CLOSE) :], ""
+        self.state = "after"
+        return self.feed(rest)
+
+    def finish(self) -> str:
+        """What is still held at the end: text that only looked like a tag's start; an
+        unclosed thinking block is dropped whole."""
+        out = self.held if self.state == "start" else ""
+        self.held = ""
+        return out
+
+
+def strip_thinking(text: str) -> str:
+    stripper = ThinkStripper()
+    return stripper.feed(text) + stripper.finish()
+
+
 @dataclass
 class _Round:
     """What one API call produced, streamed or not."""
@@ -282,6 +337,19 @@ class _Round:
     finish: str | None = None
     usage: Usage | None = None
     calls: dict[int, dict[str, str]] = field(default_factory=dict)  # index → id, name, arguments
+    thinking: ThinkStripper = field(default_factory=ThinkStripper)
+    done: bool = False  # the stream's `[DONE]` arrived
+
+    def feed(self, piece: str) -> str:
+        """Add streamed content; returns what may be shown (never a thinking block)."""
+        shown = self.thinking.feed(piece)
+        self.text += shown
+        return shown
+
+    def flush(self) -> str:
+        shown = self.thinking.finish()
+        self.text += shown
+        return shown
 
     def add_tool_fragment(self, position: int, fragment: Mapping[str, Any]) -> None:
         index = fragment.get("index")
@@ -336,10 +404,10 @@ def _message_round(payload: object) -> _Round:
         raise ProviderError("openai-compatible server returned no message", "bad_response")
     out = _Round(usage=usage_from(payload.get("usage")))
     content = message.get("content")
+    if isinstance(content, list):  # content parts
+        content = "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
     if isinstance(content, str):
-        out.text = content
-    elif isinstance(content, list):  # content parts
-        out.text = "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+        out.text = strip_thinking(content)
     if isinstance(message.get("refusal"), str):
         out.refusal = message["refusal"]
     for position, call in enumerate(message.get("tool_calls") or []):
@@ -401,11 +469,17 @@ class OpenAIChatModel:
         # request dialect, adjusted when the server rejects a field (see `_adapt`)
         self.stream_usage = True
         self.max_tokens_field = "max_tokens"
+        self.send_temperature = True  # 0 for JSON; some reasoning models accept only the default
         self.estimated_usage_calls = 0
         self._facts()
         headers = {"Accept": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
+            url = urlsplit(self.base_url)
+            if url.scheme == "http" and url.hostname not in ("localhost", "127.0.0.1", "::1"):
+                self.health.facts["transportWarning"] = (
+                    f"OPENAI_API_KEY is sent unencrypted to {url.hostname} (http, not https)"
+                )
         self._client = http_client or httpx2.AsyncClient(timeout=timeout_seconds)
         self._headers = headers
 
@@ -416,6 +490,7 @@ class OpenAIChatModel:
             jsonMode=self.json_mode,
             streamUsage=self.stream_usage,
             maxTokensField=self.max_tokens_field,
+            temperature=self.send_temperature,
             estimatedUsageCalls=self.estimated_usage_calls,
         )
 
@@ -478,6 +553,11 @@ class OpenAIChatModel:
         if "stream_options" in params and "stream_options" in said:
             self.stream_usage = False
             params.pop("stream_options")
+            self._facts()
+            return True
+        if "temperature" in params and "temperature" in said:  # reasoning models: default only
+            self.send_temperature = False
+            params.pop("temperature")
             self._facts()
             return True
         if "max_tokens" in params and "max_completion_tokens" in said:
@@ -575,13 +655,14 @@ class OpenAIChatModel:
             "model": self.model,
             "messages": [{"role": "system", "content": system}, *messages],
             self.max_tokens_field: JSON_MAX_TOKENS,
-            "temperature": 0,
         }
+        if self.send_temperature:
+            params["temperature"] = 0
         if mode == "json_schema":
             params["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {
-                    "name": "condensation",
+                    "name": "output",
                     "schema": dict(schema),
                     "strict": strict_compatible(schema),
                 },
@@ -717,15 +798,20 @@ class OpenAIChatModel:
                             except StopAsyncIteration:
                                 break
                             if data.strip() == "[DONE]":
+                                state.done = True
                                 break
                             for piece in _apply_chunk(state, data, response.headers):
                                 yielded = True
                                 yield piece
+                        if rest := state.flush():
+                            yielded = True
+                            yield rest
                 finally:
                     await response.aclose()
-                if state.finish is None and not state.calls and not state.text:
-                    raise ProviderError(
-                        "openai-compatible stream ended without a completion", "bad_response"
+                if state.finish is None and not state.done:
+                    raise ProviderError(  # cut off: what was shown may be half a sentence
+                        "openai-compatible stream ended before the completion finished",
+                        "bad_response",
                     )
                 self._succeeded()
                 sink.append((state, params))
@@ -893,9 +979,8 @@ def _apply_chunk(state: _Round, data: str, headers: Mapping[str, str]) -> Iterat
         delta = choice.get("delta") or {}
         if isinstance(delta, Mapping):
             piece = delta.get("content")
-            if isinstance(piece, str) and piece:
-                state.text += piece
-                yield piece
+            if isinstance(piece, str) and piece and (shown := state.feed(piece)):
+                yield shown
             if isinstance(delta.get("refusal"), str):
                 state.refusal += delta["refusal"]
             for position, fragment in enumerate(delta.get("tool_calls") or []):

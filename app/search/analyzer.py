@@ -1,0 +1,121 @@
+"""The lexical ranker's one analyzer, for both backends (issue 12).
+
+Atlas's own analyzers disagree with anything we could run locally (`lucene.standard` keeps
+`auth_302` whole but splits `ab-xy10`; Porter stemming merges words a light stemmer keeps
+apart), so the lexical ranker never lets a search engine analyse text. Ingestion stores each
+article's analysed fields as `searchTerms.{title,tags,body}`: our tokens joined by spaces, one
+line per source line. Atlas indexes those with `lucene.whitespace` (which only splits on
+whitespace and keeps case; our tokens are already lower-case), the `$search` query is
+`analyze(query)` joined by spaces, and `LocalSearch` builds its BM25 from the very same fields.
+Both engines therefore see identical token streams, documents and queries alike; only the BM25
+arithmetic is theirs (Lucene's, which `bm25s` reproduces).
+
+Tokens (on top of `app.search.text.tokenize`, which the reranker and confidence share):
+- a compound is written with `-` whatever joined it: `AUTH_302` and `auth-302` are one token,
+  plus its joined form (`auth302`) and its parts (`auth`, `302`);
+- a code typed without a separator (three or more letters, then two or more digits) also yields
+  its two parts: `AUTH302` → `auth302`, `auth`, `302`, as `AUTH-302` does;
+- a word followed on the same line, after spaces only, by a token with a digit also yields the
+  pair joined: "auth 302" → `auth302`, "AB XY10" → `abxy10`, so a code typed with a space
+  matches the code written with a hyphen or none, and ranks the document carrying it first;
+- plain words: Lucene's English stop words dropped, the light stemmer of `text.stem`.
+Every case above is in `tests/test_search_analyzer.py`, with the local ranking it produces.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TypedDict
+
+from app.search.text import LUCENE_STOPWORDS, normalize, stem, unique
+
+# Bump when `analyze` changes: stored `searchTerms` of another version are rewritten at the next
+# ingestion (and LocalSearch recomputes them), so the two backends never read different tokens.
+ANALYZER_VERSION = "1"
+
+_TOKEN = re.compile(r"[^\W_]+(?:[_-][^\W_]+)*")
+_DIGIT = re.compile(r"\d")
+_SPACES = re.compile(r"[ \t]+")
+_GLUED = re.compile(r"([^\W\d_]{3,})(\d{2,})")  # auth302, ord1042: a code typed without a separator
+
+
+class SearchTermFields(TypedDict):
+    """What is stored as an article's `searchTerms` (and indexed with `lucene.whitespace`)."""
+
+    version: str
+    title: str
+    tags: str
+    body: str
+
+
+def _joins(word: str, nxt: str) -> bool:
+    """Whether `word nxt` is written like a code with a space ("auth 302", "ab xy10")."""
+    return word.isalpha() and word not in LUCENE_STOPWORDS and bool(_DIGIT.search(nxt))
+
+
+def analyze_line(line: str) -> list[str]:
+    """Tokens of one line of already normalised text (see the module docstring)."""
+    out: list[str] = []
+    prev: str | None = None  # the previous plain word, while a pair may still form
+    prev_end = 0
+    for match in _TOKEN.finditer(line):
+        token = match.group(0)
+        if "-" in token or "_" in token:
+            parts = re.split(r"[_-]", token)
+            out.append("-".join(parts))
+            out.append("".join(parts))
+            out.extend(stem(p) for p in parts if p not in LUCENE_STOPWORDS)
+            prev = None
+        else:
+            if token not in LUCENE_STOPWORDS:
+                out.append(stem(token))
+            if _DIGIT.search(token):  # the rare case: only tokens with digits join or split
+                glued = _GLUED.fullmatch(token)
+                if glued:
+                    out.extend(glued.groups())
+                if (
+                    prev is not None
+                    and _joins(prev, token)
+                    and _SPACES.fullmatch(line, prev_end, match.start())
+                ):
+                    out.append(prev + token)
+            prev = token
+        prev_end = match.end()
+    return out
+
+
+def analyze(text: str) -> list[str]:
+    """Every token of `text` in order, for documents and queries alike."""
+    return [t for line in normalize(text).splitlines() for t in analyze_line(line)]
+
+
+def analyzed_field(text: str) -> str:
+    """`text` as stored for `lucene.whitespace`: tokens joined by spaces, one line per line
+    (so Atlas's highlighter still has passages to return)."""
+    lines = (" ".join(analyze_line(line)) for line in normalize(text).splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+def query_terms(text: str) -> list[str]:
+    """A query's distinct tokens: what both backends search for."""
+    return unique(analyze(text))
+
+
+def tag_terms(tags: Iterable[str]) -> list[str]:
+    """Distinct tokens of an article's tags (a tag counts once, whatever its repetitions)."""
+    return unique(t for tag in tags for t in analyze(tag))
+
+
+def search_term_fields(title: str, tags: Iterable[str], body: str) -> SearchTermFields:
+    return {
+        "version": ANALYZER_VERSION,
+        "title": analyzed_field(title),
+        "tags": " ".join(tag_terms(tags)),
+        "body": analyzed_field(body),
+    }
+
+
+def field_tokens(stored: str) -> list[str]:
+    """A stored analysed field read back as `lucene.whitespace` reads it."""
+    return stored.split()

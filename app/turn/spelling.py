@@ -1,0 +1,181 @@
+"""Typo repair for routing: map a misspelt word onto a word the classifier was fitted on.
+
+Customers type "cancdling", "reimburese", "tocancel". A sentence embedding of a misspelt verb
+loses the verb, and the verb is what separates *asking for* a refund from asking *about* one, so
+the router would send the message wherever the remaining words point. Before the router embeds
+a message it asks `Speller.repair` for a copy in which each unknown word is replaced by the
+nearest word of the exemplar vocabulary (Damerau-Levenshtein distance 1, or 2 for words of seven
+letters or more; a unique best match, ties broken by how often the exemplars use the word), or
+split into two known words when it is two words run together.
+
+A word is *unknown* when it is in neither the exemplar vocabulary nor the general dictionary
+(`known`: for the local embedder, the whole words of its WordPiece vocabulary, ~22k English
+words), so real words the exemplars never use ("cancer", "panel") are left alone. Only the
+router's copy is repaired: the stored message, the standalone question and retrieval keep the
+customer's own words. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Collection, Iterable
+
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+MIN_LENGTH = 4  # shorter words have too many neighbours at distance 1 to repair safely
+LONG_WORD = 7  # from this length a word may be two edits away from its repair
+# English contractions typed without the apostrophe are words, not typos ("cant" is not "want")
+CONTRACTIONS = frozenset(
+    [
+        "cant",
+        "dont",
+        "wont",
+        "isnt",
+        "arent",
+        "doesnt",
+        "didnt",
+        "havent",
+        "hasnt",
+        "hadnt",
+        "wasnt",
+        "werent",
+        "couldnt",
+        "shouldnt",
+        "wouldnt",
+        "mustnt",
+        "neednt",
+        "aint",
+        "youre",
+        "theyre",
+        "thats",
+        "whats",
+        "wheres",
+        "hows",
+        "theres",
+        "ive",
+        "youve",
+        "weve",
+        "theyve",
+        "youll",
+        "theyll",
+        "shes",
+        "hes",
+    ]
+)
+# inflections that turn a dictionary word into a word the dictionary may lack
+_SUFFIXES = ("ing", "ed", "es", "s", "er", "ers", "ion", "ions", "ly", "ment", "ments", "able")
+
+
+def damerau(a: str, b: str, limit: int) -> int:
+    """Optimal-string-alignment distance between a and b, or limit + 1 once it exceeds limit."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], prev2[j - 2] + 1)
+        if min(row) > limit:
+            return limit + 1
+        prev2, prev = prev, row
+    return prev[-1]
+
+
+def edits1(word: str) -> set[str]:
+    """Every string one deletion, transposition, substitution or insertion away."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    return {
+        *(a + b[1:] for a, b in splits if b),
+        *(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1),
+        *(a + c + b[1:] for a, b in splits if b for c in _LETTERS),
+        *(a + c + b for a, b in splits for c in _LETTERS),
+    }
+
+
+class Speller:
+    """Repairs unknown words, towards the exemplar words first; leaves known words be."""
+
+    def __init__(self, targets: Iterable[str], known: Collection[str] = ()) -> None:
+        counts = Counter(w.casefold() for t in targets for w in _WORD.findall(t))
+        self._counts = counts
+        self._targets = sorted(w for w in counts if len(w) >= MIN_LENGTH)
+        self._known = frozenset(w.casefold() for w in known) | frozenset(counts) | CONTRACTIONS
+        self._cache: dict[str, str | None] = {}
+
+    def known(self, word: str) -> bool:
+        """In the dictionary or the exemplars, or an inflection of a word that is."""
+        low = word.casefold()
+        if low in self._known:
+            return True
+        for suffix in _SUFFIXES:
+            stem = low[: -len(suffix)]
+            if low.endswith(suffix) and len(stem) >= 3:
+                if stem in self._known or stem + "e" in self._known:
+                    return True
+                if len(stem) > 3 and stem[-1] == stem[-2] and stem[:-1] in self._known:
+                    return True  # stopped -> stop
+                if stem.endswith("i") and stem[:-1] + "y" in self._known:
+                    return True  # modified -> modify
+        return False
+
+    def repair(self, text: str) -> str:
+        """`text` with each unknown word replaced by its repair (unchanged when none is sure)."""
+
+        def fix(match: re.Match[str]) -> str:
+            word = match.group(0)
+            if len(word) < MIN_LENGTH or word.isupper() or self.known(word):
+                return word
+            if word[0].isupper() and match.start() > 0:
+                return word  # a capitalised word inside a sentence is most likely a name
+            low = word.casefold()
+            if low not in self._cache:
+                self._cache[low] = self._repair(low)
+            return self._cache[low] or word
+
+        return _WORD.sub(fix, text)
+
+    def _repair(self, word: str) -> str | None:
+        """One edit away (a missing space is one edit too), else two from an exemplar word."""
+        near = [w for w in edits1(word) if w in self._known and len(w) >= MIN_LENGTH - 1]
+        if near:
+            ours = [w for w in near if w in self._counts]
+            if ours:
+                ranked = sorted(ours, key=lambda w: -self._counts[w])
+                if len(ranked) > 1 and self._counts[ranked[0]] == self._counts[ranked[1]]:
+                    return None  # two exemplar words equally likely: not sure which was meant
+                return ranked[0]
+            return near[0] if len(near) == 1 else None  # several dictionary words: unsure
+        split = self._split(word)
+        if split is not None or len(word) < LONG_WORD:
+            return split
+        best: list[tuple[int, int, str]] = []
+        for target in self._targets:
+            if abs(len(target) - len(word)) > 2:
+                continue
+            d = damerau(word, target, 2)
+            if d <= 2:
+                best.append((d, -self._counts[target], target))
+        if not best:
+            return None
+        best.sort()
+        if len(best) > 1 and best[1][:2] == best[0][:2]:
+            return None  # two equally good repairs: not sure which word was meant
+        return best[0][2]
+
+    def _split(self, word: str) -> str | None:
+        """'tocancel' -> 'to cancel': two known words, at least one of them an exemplar word."""
+        for cut in range(2, len(word) - 1):
+            left, right = word[:cut], word[cut:]
+            if (
+                self.known(left)
+                and self.known(right)
+                and (left in self._counts or right in self._counts)
+                and max(len(left), len(right)) >= MIN_LENGTH - 1
+            ):
+                return f"{left} {right}"
+        return None
