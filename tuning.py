@@ -46,8 +46,11 @@ class Tuning:
     #       --cases ../shared/eval/mtrag_cases.jsonl --split tune --chunks 1200/150,512/128 ...
     # recall@5 (condensed question), before → after each change, offline reranker:
     #   chunks 1200/150: dense 0.838; 512/128: dense 0.824, fused 0.845, rerank 0.836 — smaller
-    #     windows did NOT help MiniLM here (1200 kept; 800 not measured: ~20 min of embedding
-    #     per configuration on this shared machine).
+    #     windows did NOT help MiniLM here. 800/150 (3,346 chunks; this round, `--chunks 800/150
+    #     --quick`): dense 0.840, bm25 0.799, fused 0.851, rerank 0.877 (MRR@10 0.913), against
+    #     1200/150 on the same code: dense 0.841, bm25 0.799, rerank 0.884 — no gain for 51% more
+    #     vectors, so 1200/150 is kept (MiniLM's 256-token window cuts the tail of a 1200-char
+    #     chunk, but the head carries the heading line and the topic, which is what it matches).
     #   BM25 title×3/tags×2: bm25 0.611; ×1/×1: 0.780; ×0.5/×1: 0.799; ×0/×1: 0.787. Passages
     #     that share a title (29 on one court roster) all win a title match: the boost buried
     #     the body. ×0.5 chosen; RRF weight 0.7 kept (1.0: fused 0.873 but rerank 0.871 < 0.880).
