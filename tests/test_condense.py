@@ -81,6 +81,25 @@ REWRITES = [
      "What is the Visitor Kiosk's battery life?"),
     # the subject of an older question when the last one named nothing
     ("Is it waterproof?", ["why?", "Tell me about the Desk Tag"], "Is the Desk Tag waterproof?"),
+    # the nearest subject the pronoun agrees with: "it" skips the plural one
+    ("Is it waterproof?", ["What are the different desk tags?", "Tell me about the Visitor Kiosk"],
+     "Is the Visitor Kiosk waterproof?"),
+    # a pronoun the message's own noun phrase cannot mean still points back
+    ("I meant the issues when installing it with Carthage",
+     ["Should we switch how we install the mobile SDK?"],
+     "I meant the issues when installing the mobile SDK with Carthage"),
+    # a plural pronoun never means one named thing
+    ("which languages are supported for them?", ["Is the Visitor Kiosk available in English?"],
+     "which languages are supported for them?"),
+    # "do that": the previous question's action, not one of its nouns
+    ("and how do I do that on the mobile app?", ["How do I check in to my desk booking?"],
+     "and how do I check in to my desk booking on the mobile app?"),
+    ("can I do it from my phone?", ["how can I reset my password?"],
+     "can I reset my password from my phone?"),
+    ("and how do I do that on the mobile app?", ["What is the check-in window?"],
+     "and how do I do that on the mobile app?"),
+    ("what does it cost?", ["How do I add seats to the pro plan?"],
+     "what does the pro plan cost?"),
     # ellipsis: swap a plan / platform the previous question named
     ("and for pro?", ["Can I set up SSO on the enterprise plan?"],
      "Can I set up SSO on the pro plan?"),

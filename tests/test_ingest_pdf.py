@@ -153,3 +153,17 @@ def test_lists_code_comments_and_words_set_without_spaces() -> None:
     assert "- Works with up to four lamps" in blocks
     assert "\\# generated file, do not edit" in blocks  # text, not a heading
     assert GLUED_SENTENCE in body  # split at the gaps, not glued into one word
+
+
+def test_pdfs_have_their_own_size_limit(tmp_path: Path) -> None:
+    write(tmp_path / "lumo-manual.pdf", manual_pdf(scanned=False))
+    small = len(manual_pdf(scanned=False)) // 2  # under the PDF's size
+    assert load_corpus(tmp_path, small, default_audience="all", max_pdf_bytes=MAX).articles
+    (err,) = load_corpus(tmp_path, MAX, default_audience="all", max_pdf_bytes=small).errors
+    assert "(tuning.max_pdf_bytes)" in err.reason
+
+
+def test_an_outline_that_does_not_match_the_page_text_falls_back_to_font_sizes() -> None:
+    renamed = pdf_to_markdown(manual_pdf(scanned=False, outline_as="Chapter: {}"))
+    assert renamed.headings_from == "font sizes"
+    assert "## Power requirements" in renamed.body

@@ -119,3 +119,15 @@ async def test_reimporting_the_same_rows_changes_nothing(store: Store) -> None:
     assert third.tickets_changed == ["HD-5001"]
     stored = await store.tickets.get("HD-5001")
     assert stored is not None and stored.resolution == "Pin the router to channel 6."
+
+
+def test_a_file_that_is_not_utf8_or_not_csv_is_reported_not_raised(tmp_path: Path) -> None:
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("subject,resolution\nCaf\xe9 lamp,Reset it\n".encode("cp1252"))
+    got = load_ticket_rows(latin, latin.read_bytes(), shown="latin.csv")
+    assert got.tickets == [] and got.bad[0].path == "latin.csv"
+    assert "not valid UTF-8" in got.bad[0].reason
+    huge = tmp_path / "huge.csv"
+    huge.write_text('subject,resolution\nLamp,"' + "x" * 200_000 + '"\n', encoding="utf-8")
+    got = load_ticket_rows(huge, huge.read_bytes(), shown="huge.csv")
+    assert got.tickets == [] and "unreadable CSV" in got.bad[0].reason

@@ -30,9 +30,16 @@ def api() -> Iterator[Api]:
 
 
 def _ask(api: Api, customer: str, text: str) -> dict[str, Any]:
+    return _ask_full(api, customer, text)[0]
+
+
+def _ask_full(
+    api: Api, customer: str, text: str
+) -> tuple[dict[str, Any], str, str, dict[str, str]]:
     h = api.session(customer)
     conv = api.conversation(h)
-    return dict(api.send(h, conv, text)["reply"]["meta"])
+    reply = api.send(h, conv, text)["reply"]
+    return dict(reply["meta"]), conv, str(reply["id"]), h
 
 
 def _cited_tickets(meta: dict[str, Any]) -> list[str]:
@@ -86,7 +93,7 @@ def test_a_resolved_handoff_answers_the_next_customer_on_the_same_rung(api: Api)
     assert doc["status"] == "resolved" and doc["quality"] >= api.services.tuning.ticket_min_quality
 
     # after, without a restart: B (enterprise) asks in other words and is answered from it
-    after = _ask(api, "cus_tidewater", PROBLEM_B)
+    after, conv_b, msg_b, h_b = _ask_full(api, "cus_tidewater", PROBLEM_B)
     assert after["confidence"] == "strong", {
         k: after.get(k)
         for k in ("topRerankScore", "answerability", "confidenceReason", "passages", "citations")
@@ -102,6 +109,24 @@ def test_a_resolved_handoff_answers_the_next_customer_on_the_same_rung(api: Api)
     metrics = api.client.get("/v1/admin/metrics", headers=ADMIN).json()["knowledgeLoop"]
     assert metrics["totals"]["ticketsFromResolutions"] >= 1
     assert metrics["totals"]["answeredByThem"] >= 1
+
+    # B's vote on that answer moves the ticket's quality (once per message)
+    for _ in range(2):
+        r = api.client.post(
+            f"/v1/conversations/{conv_b}/messages/{msg_b}/feedback",
+            headers=h_b,
+            json={"helpful": False},
+        )
+        assert r.status_code == 200, r.text
+    [listed] = [
+        t
+        for t in api.client.get("/v1/admin/tickets", headers=ADMIN).json()["tickets"]
+        if t["id"] == ticket["id"]
+    ]
+    assert listed["votesDown"] == 1 and listed["agentQuality"] == ticket["quality"]
+    assert listed["quality"] == pytest.approx(
+        ticket["quality"] - api.services.tuning.resolution_vote_down
+    )
 
     # unpublished from /admin: out of retrieval at once
     r = api.client.patch(

@@ -252,3 +252,12 @@ def test_bench_section_reports_cost_and_structure() -> None:
     assert row["clusters"] >= 1 and row["topics"] >= 2 and row["wall_s"] >= 0
     assert -1.0 <= row["ari_vs_topics"] <= 1.0
     assert any("Clustering gap questions" in line for line in gap_clusters.render(result))
+
+
+def test_votes_move_quality_asymmetrically_within_bounds() -> None:
+    from app.knowledge.resolution import voted_quality
+
+    assert voted_quality(0.85, 0, 0, TUNING) == 0.85
+    assert voted_quality(0.85, 0, 2, TUNING) < TUNING.ticket_min_quality  # two downs drop it
+    assert voted_quality(0.85, 1, 0, TUNING) > 0.85
+    assert voted_quality(0.95, 10, 0, TUNING) == 1.0 and voted_quality(0.1, 0, 5, TUNING) == 0.0

@@ -44,6 +44,26 @@ def test_subscription_renewal_is_looked_up_not_handed_off(api: Api) -> None:
 
 
 @pytest.mark.parametrize(
+    ("customer", "text", "language", "word"),
+    [
+        ("cus_kesslervogt", "Wann verlängert sich mein Abo?", "de", "verlängert sich am"),
+        ("cus_marechal", "Quand mon abonnement est-il renouvelé ?", "fr", "se renouvelle le"),
+    ],
+)
+def test_renewal_is_looked_up_in_german_and_french(
+    api: Api, customer: str, text: str, language: str, word: str
+) -> None:
+    h = api.session(customer)
+    conv = api.conversation(h)
+    out = api.send(h, conv, text)
+    meta = _meta(out)
+    assert meta["escalated"] is False and meta["intent"] != "cancellation", meta
+    assert ("lookupSubscription", True, None) in _tools(meta)
+    assert meta["language"] == language and word in out["reply"]["content"]
+    assert api.escalations(conv) == []
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "How do I return a broken room panel?",
@@ -64,6 +84,8 @@ def test_questions_about_a_policy_are_answered(api: Api, text: str) -> None:
     [
         ("refund me for last month", "refund_request"),
         ("please cancel our subscription", "cancellation"),
+        ("Kündigen Sie bitte unser Abo", "cancellation"),
+        ("Annulez notre abonnement s'il vous plaît", "cancellation"),
     ],
 )
 def test_requests_escalate_as_policy(api: Api, text: str, intent: str) -> None:
@@ -71,7 +93,19 @@ def test_requests_escalate_as_policy(api: Api, text: str, intent: str) -> None:
     conv = api.conversation(h)
     meta = _meta(api.send(h, conv, text))
     assert (meta["intent"], meta["escalated"], meta["escalationReason"]) == (intent, True, "policy")
+    assert meta["language"] == (detect_language(text) or "en")  # the handoff in their language
     assert [p["reason"] for p in api.escalations(conv)] == ["policy"]
+
+
+def test_do_that_on_the_mobile_app_keeps_the_action(api: Api) -> None:
+    h = api.session("cus_castellan")
+    conv = api.conversation(h)
+    api.send(h, conv, "How do I check in to a meeting on the room panel?")
+    meta = _meta(api.send(h, conv, "and how do I do that on the mobile app?"))
+    assert meta["condensedQuestion"] == (
+        "and how do I check in to a meeting on the room panel on the mobile app?"
+    )
+    assert meta["escalated"] is False
 
 
 def test_follow_ups_keep_their_order(api: Api) -> None:

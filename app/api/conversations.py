@@ -27,6 +27,7 @@ from app.api.security import client_address
 from app.api.views import conversation_view, error_responses, message_view
 from app.errors import Unauthenticated
 from app.identity import SESSION_HOURS, Principal, mint_session, verify_identity_claims
+from app.knowledge.loop import rate_cited_tickets
 from app.provision import identity_keys, provision_customer
 from app.ratelimit import check_rate_limits
 from app.safety.pii import mask
@@ -371,6 +372,8 @@ async def message_feedback(
         comment=mask(body.comment, services.settings.pii_mask),
         expires_at=conv.expires_at,
     )
+    if msg.role == "assistant":
+        await rate_cited_tickets(services, msg, body.helpful)  # the knowledge loop's feedback
     return {"ok": True}
 
 

@@ -17,7 +17,8 @@ from app.services import Services
 _bearer = HTTPBearer(auto_error=False)
 
 
-def get_services(request: Request) -> Services:
+async def get_services(request: Request) -> Services:
+    """The app's services (async: FastAPI would run a plain `def` in a worker thread)."""
     services: Services = request.app.state.services
     return services
 

@@ -28,9 +28,12 @@ from app.knowledge.loop import (
     publish_draft,
     save_draft,
 )
+from app.providers.errors import ProviderError
 
 router = APIRouter(
-    prefix="/v1/admin", tags=["knowledge loop"], responses=error_responses(401, 404, 409, 422, 429)
+    prefix="/v1/admin",
+    tags=["knowledge loop"],
+    responses=error_responses(401, 404, 409, 422, 429, 503),
 )
 
 
@@ -105,6 +108,13 @@ def _cluster_view(c: GapCluster) -> dict[str, Any]:
     }
 
 
+async def _report(services: Any, lo: datetime, hi: datetime) -> list[GapCluster]:
+    try:
+        return await gap_report(services, lo, hi)
+    except ProviderError as exc:  # the questions could not be embedded
+        raise HTTPException(503, detail=f"embedding the gap questions failed: {exc}") from None
+
+
 @router.get("/gap-clusters", response_model=GapClustersOut)
 async def gap_clusters(
     _: AdminDep, services: ServicesDep, start: FromQ = None, end: ToQ = None, limit: int = 30
@@ -112,7 +122,7 @@ async def gap_clusters(
     """Questions the bot could not answer well (weak/none, thumbs down, "not solved",
     non-policy handoffs), clustered by meaning, ranked by recency-weighted count."""
     lo, hi = _range(start, end)
-    clusters = await gap_report(services, lo, hi)
+    clusters = await _report(services, lo, hi)
     return {
         "from": lo.date().isoformat(),
         "to": (hi - timedelta(days=1)).date().isoformat(),
@@ -133,7 +143,7 @@ async def draft_from_cluster(
     """A draft article from the cluster's resolved handoffs (never retrievable until a person
     publishes it). The cluster is found again in the same date range."""
     lo, hi = _range(start, end)
-    clusters = {c.id: c for c in await gap_report(services, lo, hi)}
+    clusters = {c.id: c for c in await _report(services, lo, hi)}
     cluster = clusters.get(cluster_id)
     if cluster is None:
         raise HTTPException(404, detail="no such cluster in this range (reload the gap report)")

@@ -330,7 +330,10 @@ class TicketOut(Out):
     audience: Literal["all", "pro", "enterprise"]
     locale: str
     status: Literal["open", "resolved", "wont_fix", "unpublished"]
-    quality: float
+    quality: float = Field(description="Used by the quality bar; moves with customers' votes.")
+    agentQuality: float | None = Field(description="The agent's choice when resolving.")
+    votesUp: int
+    votesDown: int
     resolvedAt: datetime | None
     source: Literal["import", "resolution"]
     caseRef: str | None

@@ -452,21 +452,24 @@ def _display(path: Path) -> str:
         return path.as_posix()
 
 
-def _read(path: Path, max_bytes: int) -> SourceDoc:
+def _read(path: Path, max_bytes: int, max_pdf_bytes: int | None = None) -> SourceDoc:
     loader = LOADERS.get(path.suffix.lower())
     if loader is None:
         known = ", ".join(sorted([*LOADERS, *BUNDLES]))
         raise InvalidArticle(f"unsupported file type {path.suffix or '(none)'!r} ({known})")
-    return loader(path, _raw(path, max_bytes))
+    return loader(path, _raw(path, max_bytes, max_pdf_bytes))
 
 
-def _raw(path: Path, max_bytes: int) -> bytes:
+def _raw(path: Path, max_bytes: int, max_pdf_bytes: int | None = None) -> bytes:
+    setting = "tuning.max_document_bytes"
+    if path.suffix.lower() == ".pdf" and max_pdf_bytes is not None:
+        max_bytes, setting = max_pdf_bytes, "tuning.max_pdf_bytes"
     try:
         size = path.stat().st_size
         if size > max_bytes:
             raise InvalidArticle(
                 f"file is {size:,} bytes, over the {max_bytes:,}-byte limit "
-                "(tuning.max_document_bytes); split it into smaller articles"
+                f"({setting}); split it into smaller articles"
             )
         return path.read_bytes()
     except OSError as exc:
@@ -535,15 +538,18 @@ def load_corpus(
     max_bytes: int,
     *,
     default_audience: str | None = None,
+    max_pdf_bytes: int | None = None,
 ) -> CorpusLoad:
-    """Load every source file: each file's problems at once, every bad file in the same pass."""
+    """Load every source file: each file's problems at once, every bad file in the same pass.
+    `max_pdf_bytes` is the size limit for PDFs (default: `max_bytes`)."""
     result = CorpusLoad()
     sources: list[_Source] = []
     for path, shown, rel in source_files(paths_or_dir):
         try:
             bundle = BUNDLES.get(path.suffix.lower())
             if bundle is None:
-                sources.append(_Source(path, shown, PurePosixPath(rel), _read(path, max_bytes)))
+                single = _read(path, max_bytes, max_pdf_bytes)
+                sources.append(_Source(path, shown, PurePosixPath(rel), single))
                 continue
             for label, doc in bundle(path, _raw(path, max_bytes)):
                 if isinstance(doc, str):

@@ -123,7 +123,12 @@ async def ingest_corpus(
     `scope`: only stored articles whose source path starts with it can be "missing" (and pruned):
     importing one folder says nothing about articles that came from elsewhere.
     """
-    corpus = load_corpus(paths_or_dir, tuning.max_document_bytes, default_audience=default_audience)
+    corpus = load_corpus(
+        paths_or_dir,
+        tuning.max_document_bytes,
+        default_audience=default_audience,
+        max_pdf_bytes=tuning.max_pdf_bytes,
+    )
     report = IngestReport(
         bad=list(corpus.errors), warnings=list(corpus.warnings), skipped=list(corpus.skipped)
     )

@@ -24,12 +24,12 @@ from app.ingest.loaders import InvalidArticle, build_article, load_markdown
 from app.ingest.pipeline import ingest_articles, ingest_tickets
 from app.knowledge.drafts import extractive_draft, with_body
 from app.knowledge.gaps import GapCluster, GapQuestion, build_clusters, gap_signals, iso_week
-from app.knowledge.resolution import audience_for_plan, resolution_ticket
+from app.knowledge.resolution import audience_for_plan, resolution_ticket, voted_quality
 from app.providers.chat.base import ChatMessage
 from app.providers.errors import ProviderError
 from app.safety.pii import mask_text
 from app.store import analytics
-from app.store.models import Article, Audience, Draft, Escalation, Ticket
+from app.store.models import Article, Audience, Draft, Escalation, Message, Ticket
 from app.turn.entitlement import normalize_locale
 
 if TYPE_CHECKING:
@@ -112,12 +112,40 @@ async def edit_ticket(
     for key in ("subject", "symptom", "resolution"):
         if isinstance(changes.get(key), str):
             changes[key] = mask_text(changes[key].strip(), mask)
+    if "quality" in changes:  # a person's new judgement: votes count from here
+        changes.update(agent_quality=changes["quality"], votes_up=0, votes_down=0)
     updated = ticket.model_copy(update={**changes, "updated_by": editor})
     report = await ingest_tickets(services.store, services.embedder, [updated], services.tuning)
     if report.bad:
         raise LoopError(report.bad[0].reason)
     await reindex_tickets(services)
     return await services.store.tickets.get(ticket_id)
+
+
+async def rate_cited_tickets(services: Services, message: Message, helpful: bool) -> list[str]:
+    """A customer's first vote on an answer moves the quality of the resolution-born tickets it
+    cited (a changed vote on the same message does not count twice). Returns their ids."""
+    cited = {
+        str(c.get("docId"))
+        for c in (message.meta.get("citations") or [])
+        if isinstance(c, dict) and c.get("kind") == "ticket" and c.get("docId")
+    }
+    if not cited or await services.store.feedback.votes_on(message.id) > 1:
+        return []
+    changed: list[str] = []
+    for ticket_id in sorted(cited):
+        ticket = await services.store.tickets.get(ticket_id)
+        if ticket is None or ticket.source != "resolution":
+            continue
+        up = ticket.votes_up + (1 if helpful else 0)
+        down = ticket.votes_down + (0 if helpful else 1)
+        base = ticket.agent_quality if ticket.agent_quality is not None else ticket.quality
+        quality = voted_quality(base, up, down, services.tuning)
+        await services.store.tickets.record_vote(ticket_id, helpful, quality)
+        changed.append(ticket_id)
+    if changed:
+        await reindex_tickets(services)
+    return changed
 
 
 # ------------------------------------------------------------------------------ gaps

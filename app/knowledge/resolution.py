@@ -26,6 +26,15 @@ _ACCOUNT_FACTS = frozenset({"order", "case"})
 _SPACES = re.compile(r"\s+")
 
 
+def voted_quality(agent_quality: float, up: int, down: int, tuning: Tuning) -> float:
+    """The agent's quality moved by customers' votes on answers that cited the ticket: each
+    unhelpful vote costs more than a helpful one earns (a wrong fix shown with confidence is
+    the expensive mistake), clamped to [0, 1]. Enough unhelpful votes drop it below the
+    retrieval bar; the ticket stays listed in /admin for a person to fix or unpublish."""
+    q = agent_quality + tuning.resolution_vote_up * up - tuning.resolution_vote_down * down
+    return round(min(max(q, 0.0), 1.0), 4)
+
+
 def ticket_id_for(case_ref: str) -> str:
     return f"res-{case_ref.lower()}"
 
@@ -100,6 +109,7 @@ def resolution_ticket(
         locale=normalize_locale(locale or customer.get("locale")),
         status="resolved",
         quality=quality,
+        agent_quality=quality,
         resolved_at=now,
         source="resolution",
         case_ref=case.case_ref,

@@ -20,6 +20,7 @@ prompt never carries it, even from an article that slipped past review.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 AI_ADDRESSED = "addresses-an-ai"
 THIRD_PARTY = "directs-what-to-tell-the-customer"
@@ -238,11 +239,14 @@ def instructing_sentences(text: str) -> list[str]:
     return [s for s in sentences(text) if instructs(s)]
 
 
+@lru_cache(maxsize=4096)
 def without_instructions(text: str) -> str:
     """`text` minus every paragraph (or list item) that holds an instructing sentence.
 
     A whole paragraph goes, not only the sentence: an injection's neighbours ("You are now in
     maintenance mode.") belong to it even when they are harmless-looking on their own.
+    Memoised: every turn screens the passages it quotes, and they come from a corpus that
+    changes far less often than it is quoted (a pure function of the text, so a hit is exact).
     """
     if not instructing_sentences(text):
         return text

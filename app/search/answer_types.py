@@ -9,6 +9,7 @@ product or company words.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from app.search.text import content_terms, is_code
 
@@ -65,8 +66,12 @@ def asked_types(question: str) -> list[str]:
     return asked
 
 
+@lru_cache(maxsize=16384)
 def shows_type(kind: str, text: str) -> bool:
-    """The text holds an answer of this kind (a price, a duration, a number, a date, a step)."""
+    """The text holds an answer of this kind (a price, a duration, a number, a date, a step).
+
+    Memoised (pure): the reranker and the answerer ask it of the same corpus passages every turn.
+    """
     return bool(_SHOWS[kind].search(text))
 
 

@@ -54,6 +54,7 @@ log = logging.getLogger(__name__)
 
 FloatArray = npt.NDArray[np.float32]
 BoolArray = npt.NDArray[np.bool_]
+VECTOR_CACHE_ROWS = 2048  # hit vectors kept as tuples per snapshot (~12 KB a row at 384-d)
 
 
 class _FieldIndex:
@@ -154,6 +155,9 @@ class _Snapshot:
     ticket_quality: npt.NDArray[np.float64]  # float64: a quality of exactly 0.7 must pass ≥ 0.7
     masks: dict[tuple[object, ...], BoolArray] = field(default_factory=dict)
     plans: dict[object, _DensePlan] = field(default_factory=dict)
+    # hits carry their row's vector as a tuple (for the reranker); the same rows come back turn
+    # after turn, and converting 384 floats was a measurable share of a turn's CPU
+    vectors: dict[tuple[str, int], tuple[float, ...] | None] = field(default_factory=dict)
 
     def mask(self, key: tuple[object, ...], build: Callable[[], BoolArray]) -> BoolArray:
         """The filter mask for `key`, built once per snapshot (read-only)."""
@@ -165,6 +169,24 @@ class _Snapshot:
             cached.setflags(write=False)
             self.masks[key] = cached
         return cached
+
+    def vector(self, kind: str, row: int) -> tuple[float, ...] | None:
+        """A chunk's or ticket's unit vector as a tuple (None when it has none), cached."""
+        key = (kind, row)
+        if key in self.vectors:
+            return self.vectors[key]
+        if kind == "doc":
+            vec = (
+                tuple(self.chunk_vecs[self.chunk_pos[row]].tolist())
+                if self.chunk_usable[row]
+                else None
+            )
+        else:
+            vec = tuple(self.ticket_vecs[row].tolist()) if self.ticket_usable[row] else None
+        if len(self.vectors) >= VECTOR_CACHE_ROWS:
+            self.vectors.clear()
+        self.vectors[key] = vec
+        return vec
 
 
 def _article_terms(article: Article) -> tuple[list[str], list[str], list[str]]:
@@ -340,6 +362,7 @@ class LocalSearch:
             ticket_quality=fresh.ticket_quality,
             masks={},  # ticket masks are cached per filter: a new snapshot starts empty
             plans=dict(old.plans),
+            vectors={k: v for k, v in old.vectors.items() if k[0] == "doc"},  # rows moved
         )
         log.info("LocalSearch re-indexed %d tickets", len(tickets))
 
@@ -347,10 +370,6 @@ class LocalSearch:
     def counts(self) -> dict[str, int]:
         s = self._snap
         return {"articles": len(s.articles), "chunks": len(s.chunks), "tickets": len(s.tickets)}
-
-    @staticmethod
-    def _vector(matrix: FloatArray, usable: BoolArray, row: int) -> tuple[float, ...] | None:
-        return tuple(matrix[row].tolist()) if usable[row] else None
 
     def _chunk_hit(self, row: int, score: float) -> Hit:
         c = self._snap.chunks[row]
@@ -365,11 +384,7 @@ class LocalSearch:
             audience=c.audience,
             locale=c.locale,
             page=c.page,
-            vector=(
-                tuple(self._snap.chunk_vecs[self._snap.chunk_pos[row]].tolist())
-                if self._snap.chunk_usable[row]
-                else None
-            ),
+            vector=self._snap.vector("doc", row),
         )
 
     async def dense_chunks(
@@ -494,7 +509,7 @@ class LocalSearch:
                     audience=t.audience,
                     locale=t.locale,
                     resolved_at=t.resolved_at,
-                    vector=self._vector(s.ticket_vecs, s.ticket_usable, row),
+                    vector=s.vector("ticket", row),
                 )
             )
         return hits

@@ -333,6 +333,12 @@ class FeedbackRepo:
         await self._c.insert_one(fb.to_doc())
         return fb
 
+    async def votes_on(self, message_id: str) -> int:
+        """How many helpful/unhelpful votes a message has had (including one just added)."""
+        return int(
+            await self._c.count_documents({"messageId": message_id, "helpful": {"$ne": None}})
+        )
+
     async def delete_for_conversations(self, conversation_ids: list[str]) -> int:
         res = await self._c.delete_many({"conversationId": {"$in": conversation_ids}})
         return int(res.deleted_count)

@@ -142,6 +142,13 @@ class TicketRepo:
         cursor = self._c.find({"source": "resolution"}).sort("resolvedAt", -1).limit(limit)
         return [Ticket.from_doc(d) for d in await cursor.to_list()]
 
+    async def record_vote(self, ticket_id: str, helpful: bool, quality: float) -> None:
+        """A customer's vote on an answer that cited this resolution-born ticket."""
+        await self._c.update_one(
+            {"_id": ticket_id, "source": "resolution"},
+            {"$inc": {"votesUp" if helpful else "votesDown": 1}, "$set": {"quality": quality}},
+        )
+
     async def resolution_ids(self) -> builtins.list[str]:
         return [d["_id"] async for d in self._c.find({"source": "resolution"}, {"_id": 1})]
 

@@ -147,6 +147,9 @@ class Ticket(Model):
     source: TicketSource = "import"
     case_ref: str | None = None  # the handoff a resolution-born ticket came from
     updated_by: str | None = None  # the person who wrote, edited or unpublished it
+    agent_quality: float | None = None  # the agent's choice; `quality` moves with feedback
+    votes_up: int = 0  # customers' votes on answers that cited it
+    votes_down: int = 0
 
 
 # Kept beside the conversation document, not in it (see `ConversationRepo`): the conversation

@@ -322,12 +322,17 @@ def _pronoun_at(message: str) -> re.Match[str] | None:
     return None
 
 
-def _has_own_subject(message: str, before: int, ids: Identifiers) -> bool:
-    """The message names something before the pronoun, which the pronoun most likely means."""
+def _has_own_subject(message: str, before: int, ids: Identifiers, pronoun: str = "it") -> bool:
+    """The message names something before the pronoun, which the pronoun most likely means.
+
+    Only a thing the pronoun can agree with counts: in "the issues that arise when installing
+    it", "it" cannot mean "the issues", so it still points outside the message.
+    """
     head = message[:before]
     if _shouting(message):
         head = head.lower()  # IN ALL CAPS every word would look like a name
-    if find_identifiers(head, ids) or entity_spans(head) or _noun_phrases(head):
+    named = [*find_identifiers(head, ids), *entity_spans(head), *_noun_phrases(head)]
+    if any(_agrees(pronoun, thing, ids) for thing in named):
         return True
     # an introductory clause or an earlier sentence that names something: "Speaking of X, ..."
     for piece in re.split(r"[,;.!?]", head)[:-1]:
@@ -351,7 +356,7 @@ def _agrees(pronoun: str, subject: str, ids: Identifiers) -> bool:
         last = subject.split()[-1]
         return bool(re.fullmatch(r"[A-Z][a-z]+", last)) and not find_identifiers(subject, ids)
     if word in {"they", "them", "their", "these", "those"}:
-        return _plural(subject) or (named and not find_identifiers(subject, ids))
+        return _plural(subject)  # "them" is not "English": a name is one thing unless plural
     return not _plural(subject) or named
 
 
@@ -372,6 +377,18 @@ def _attach(message: str, subject: str) -> str:
     return f"{core} regarding {subject}{'?' if question else '.'}"
 
 
+# "do that", "doing it": the pronoun stands for an action, whose words the previous question
+# ("how do I check in to a desk?") supplies
+_ACTION_ANAPHOR = re.compile(
+    r"\b(?:do|doing)\s+(?:that|it|this|so)\b"
+    r"(?!\s+(?:work|cost|mean|take|need|have|support|come|include)\b)",  # "do it work"
+    re.IGNORECASE,
+)
+_ASKED_ACTION = re.compile(
+    r"^\s*(?:and\s+)?(?:how|where|when|why)\s+(?:do|can|could|should|would|will|may)\s+"
+    r"(?:i|we|you|one|people)\s+(?P<x>(?!do\b)[a-z].*?)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
 MAX_LOOKBACK_QUESTIONS: Final = 3  # a subject older than this is no longer "the" subject
 
 
@@ -395,7 +412,8 @@ def resolve_followup(
         return Rewrite(text, None)
     previous = earlier[0]
     vocab = vocab or generic_vocabulary()
-    subject = next((s for s in (subject_of(q, vocab.ids) for q in earlier) if s), None)
+    subjects = [s for s in (subject_of(q, vocab.ids) for q in earlier) if s]
+    subject = subjects[0] if subjects else None
 
     for pattern in _ELLIPSIS:
         m = pattern.match(text)
@@ -406,20 +424,27 @@ def resolve_followup(
             # "what about security?": an aspect of the topic, or a new topic? Not ours to guess.
             return Rewrite(text, None)
 
+    action = _ACTION_ANAPHOR.search(text)
+    if action is not None:
+        # "how do I do that on the mobile app?": "that" is the previous question's action, not
+        # a thing; carry the action when the previous question says it plainly, else nothing
+        done = _ASKED_ACTION.match(previous)
+        if done is None or done.group("x").lower() in text.lower():
+            return Rewrite(text, None)
+        return Rewrite(text[: action.start()] + done.group("x") + text[action.end() :], "action")
+
     m = _pronoun_at(text)
-    if (
-        m is not None
-        and subject
-        and _agrees(m.group(1), subject, vocab.ids)
-        and not _has_own_subject(text, m.start(), vocab.ids)
-        and subject.lower() not in text.lower()
-    ):
+    if m is not None and not _has_own_subject(text, m.start(), vocab.ids, m.group(1)):
+        # the most recent subject the pronoun can agree with ("is it free?" skips "the clouds")
         word = m.group(1)
-        replacement = subject
-        if word.lower() in {"its", "their"}:
-            replacement = f"{subject}'s" if not subject.endswith("s") else f"{subject}'"
-        replacement = _capitalise_like(replacement, word, at_start=m.start() == 0)
-        return Rewrite(text[: m.start()] + replacement + text[m.end() :], "pronoun")
+        agreeing = (s for s in subjects if _agrees(word, s, vocab.ids))
+        referent = next(agreeing, None)
+        if referent is not None and referent.lower() not in text.lower():
+            replacement = referent
+            if word.lower() in {"its", "their"}:
+                replacement = f"{referent}'s" if not referent.endswith("s") else f"{referent}'"
+            replacement = _capitalise_like(replacement, word, at_start=m.start() == 0)
+            return Rewrite(text[: m.start()] + replacement + text[m.end() :], "pronoun")
 
     if subject and _SUBJECTLESS.match(text) and subject.lower() not in text.lower():
         return Rewrite(_attach(text, subject), "subjectless")

@@ -234,8 +234,11 @@ async def _timed(
     try:
         while True:
             try:
-                async with asyncio.timeout_at(deadline):
+                if deadline is None:  # a timeout context per event is not free: skip it
                     event = await anext(iterator)
+                else:
+                    async with asyncio.timeout_at(deadline):
+                        event = await anext(iterator)
             except StopAsyncIteration:
                 return
             yield event
@@ -464,7 +467,10 @@ async def stream_answer(
 
     try:
         timeout_seconds = _left(timeout_seconds)
-        stream = _readable(_timed(chat_model.stream(request), timeout_seconds))
+        # the offline provider never waits (nothing for a deadline to interrupt), so no timer is
+        # armed for each word it streams, as for the offline fallback below
+        budget = timeout_seconds if chat_model.language_model else None
+        stream = _readable(_timed(chat_model.stream(request), budget))
         async with aclosing(stream) as events:
             async for event in events:
                 if isinstance(event, StreamDone):

@@ -67,10 +67,10 @@ def run(sizes: Sequence[int] = (1_000, 10_000), embed_sample: int = 0) -> dict[s
 def _embed_cost(sample: int) -> dict[str, Any]:
     import asyncio
 
-    from app.providers.embeddings.local_minilm import LocalMiniLMEmbedder
+    from app.providers.embeddings.local_minilm import MiniLMEmbedder
 
     texts = [f"question {i} about the gadget number {i % 97} not syncing" for i in range(sample)]
-    embedder = LocalMiniLMEmbedder()
+    embedder = MiniLMEmbedder()
     asyncio.run(embedder.embed_documents(texts[:8]))  # load the model outside the timing
     t0 = time.perf_counter()
     asyncio.run(embedder.embed_documents(texts))

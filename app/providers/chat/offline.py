@@ -20,6 +20,7 @@ import math
 import re
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from app.providers.chat.base import (
@@ -431,29 +432,32 @@ def _answerable_text(passage: PassageLike) -> str:
     return passage.text
 
 
+_Unit = tuple[str, bool, int, bool, frozenset[str], frozenset[str]]
+
+
+@lru_cache(maxsize=4096)
+def _units(text: str) -> tuple[_Unit, ...]:
+    """A passage's usable sentences: (text, list item, block, numbered, terms, heading terms).
+
+    Pure in the text and memoised: turns quote the same corpus passages again and again, and
+    splitting and stemming them was most of the answerer's work.
+    """
+    return tuple(
+        (t, item, block, numbered, frozenset(terms(t)), frozenset(terms(heading)))
+        for t, item, block, numbered, heading in split_sections(without_instructions(text))
+        if len(t.split()) >= 3 or item
+    )
+
+
 def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
     """The best 1–3 passage sentences for `question` (or one whole short procedure), cited."""
     wanted = terms(question)
     sentences: list[_Sentence] = []
     for p, passage in enumerate(passages):
-        usable = [
-            u
-            for u in split_sections(without_instructions(_answerable_text(passage)))
-            if len(u[0].split()) >= 3 or u[1]
-        ]
-        for i, (text, item, block, numbered, heading) in enumerate(usable):
-            sentences.append(
-                _Sentence(
-                    p,
-                    i,
-                    text,
-                    frozenset(terms(text)),
-                    item,
-                    block,
-                    numbered,
-                    frozenset(terms(heading)),
-                )
-            )
+        for i, (text, item, block, numbered, words, heading) in enumerate(
+            _units(_answerable_text(passage))
+        ):
+            sentences.append(_Sentence(p, i, text, words, item, block, numbered, heading))
     if not sentences:
         return ""
     df: dict[str, int] = {}
