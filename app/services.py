@@ -253,6 +253,7 @@ async def _ingest_articles_dir(services: Services, folder: Path) -> None:
         quarantine=services.settings.quarantine_flagged,
     )
     log.info("articles ingested", extra={"folder": str(folder), "report": report.counts()})
+    await _import_tickets_in(services, folder)
     for problem in report.bad:
         log.warning("article rejected", extra={"path": problem.path, "reason": problem.reason})
     for note in report.warnings:
@@ -264,6 +265,33 @@ async def _ingest_articles_dir(services: Services, folder: Path) -> None:
             f"{first}; `make ingest SRC={folder} ARGS='--check --default-audience all'` lists "
             "every problem"
         )
+
+
+async def _import_tickets_in(services: Services, folder: Path) -> None:
+    """Ticket exports (CSV/JSONL) in an ARTICLES_DIR folder are imported as resolved tickets."""
+    from app.ingest.pipeline import ingest_tickets
+    from app.ingest.tickets import load_ticket_files, ticket_files
+
+    exports, _ = ticket_files(folder)
+    if not exports:
+        return
+    loaded = load_ticket_files([(p, p.as_posix()) for p in exports], services.settings.pii_mask)
+    report = await ingest_tickets(
+        services.store, services.embedder, loaded.tickets, services.tuning
+    )
+    log.info(
+        "tickets imported",
+        extra={
+            "folder": str(folder),
+            "added": len(report.tickets_added),
+            "changed": len(report.tickets_changed),
+            "unchanged": len(report.tickets_unchanged),
+            "skipped": len(loaded.skipped),
+            "bad": len(loaded.bad) + len(report.bad),
+        },
+    )
+    for problem in [*loaded.bad, *report.bad]:
+        log.warning("ticket rejected", extra={"path": problem.path, "reason": problem.reason})
 
 
 async def build_search(services: Services) -> Any:

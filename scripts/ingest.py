@@ -27,7 +27,13 @@ from typing import TextIO
 
 from app.ingest import IngestReport, ingest_corpus, ingest_tickets
 from app.ingest.loaders import BUNDLES, LOADERS, LoadError, load_corpus, source_files
-from app.ingest.tickets import TICKET_SUFFIXES, TicketLoad, is_tickets_file, load_ticket_rows
+from app.ingest.tickets import (
+    TICKET_SUFFIXES,
+    TicketLoad,
+    is_tickets_file,
+    load_ticket_files,
+    ticket_files,
+)
 from app.providers.embeddings import build_embedder
 from app.settings import Settings
 from app.store import StoreInUse, open_store
@@ -91,36 +97,30 @@ class Sources:
 def classify(source: Path) -> Sources:
     """Article files for `load_corpus`, ticket exports for the tickets loader, the rest skipped."""
     found = Sources()
-    files = (
-        [(source, source.as_posix())]
-        if source.is_file()
-        else [
-            (f, shown)
-            for f, shown, _ in source_files(source)
+    tickets: list[Path] = []
+    others: list[Path] = []
+    if source.is_file():
+        if source.suffix.lower() not in TICKET_SUFFIXES:
+            found.articles.append(source)
+        elif is_tickets_file(source):
+            tickets.append(source)
+        else:
+            others.append(source)
+    else:
+        found.articles = [
+            f
+            for f, _, _ in source_files(source)
             if f.suffix.lower() in LOADERS or f.suffix.lower() in BUNDLES
         ]
-        + [
-            (f, _shown(f))
-            for f in sorted(source.rglob("*"))
-            if f.suffix.lower() in TICKET_SUFFIXES
-            and f.is_file()
-            and not any(p.startswith(".") for p in f.relative_to(source).parts)
-        ]
-    )
-    for path, shown in files:
-        if path.suffix.lower() in TICKET_SUFFIXES:
-            if is_tickets_file(path):
-                found.tickets.append((path, shown))
-            else:
-                found.skipped.append(
-                    LoadError(
-                        shown,
-                        "not a tickets export (needs a resolution column and a subject or "
-                        "description column)",
-                    )
-                )
-        else:
-            found.articles.append(path)
+        tickets, others = ticket_files(source)
+    found.tickets = [(f, _shown(f)) for f in tickets]
+    found.skipped = [
+        LoadError(
+            _shown(f),
+            "not a tickets export (needs a resolution column and a subject or description column)",
+        )
+        for f in others
+    ]
     return found
 
 
@@ -133,26 +133,9 @@ def _shown(path: Path) -> str:
 
 def load_tickets(sources: Sources, settings: Settings) -> TicketLoad:
     """Every ticket file's rows, merged (a ticket id in two files: the later file is bad)."""
-    merged = TicketLoad()
-    seen: dict[str, str] = {}
-    for path, shown in sources.tickets:
-        size = path.stat().st_size
-        if size > TUNING.max_document_bytes * 50:
-            merged.bad.append(LoadError(shown, f"file is {size:,} bytes; split it"))
-            continue
-        got = load_ticket_rows(path, path.read_bytes(), shown=shown, pii=settings.pii_mask)
-        merged.skipped.extend(got.skipped)
-        merged.bad.extend(got.bad)
-        merged.masked_rows += got.masked_rows
-        for ticket in got.tickets:
-            if ticket.id in seen:
-                merged.bad.append(
-                    LoadError(shown, f"ticket id {ticket.id!r} also in {seen[ticket.id]}")
-                )
-                continue
-            seen[ticket.id] = shown
-            merged.tickets.append(ticket)
-    return merged
+    return load_ticket_files(
+        sources.tickets, settings.pii_mask, max_bytes=TUNING.max_document_bytes * 50
+    )
 
 
 def _problems(label: str, errors: list[LoadError]) -> list[str]:

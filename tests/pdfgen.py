@@ -44,11 +44,13 @@ RIGHT_COLUMN = [
 ]
 
 
-def _heading(c: Canvas, text: str, y: float, size: float, key: str, level: int) -> None:
+def _heading(
+    c: Canvas, text: str, y: float, size: float, key: str, level: int, outline_as: str = "{}"
+) -> None:
     c.setFont("Helvetica-Bold", size)
     c.drawString(LEFT, y, text)
     c.bookmarkPage(key, fit="XYZ", top=y + size)
-    c.addOutlineEntry(text, key, level=level)
+    c.addOutlineEntry(outline_as.format(text), key, level=level)
 
 
 def _lines(c: Canvas, lines: list[str], x: float, y: float, size: float = 10.5) -> float:
@@ -94,13 +96,23 @@ def _scanned_image() -> ImageReader:
 
 
 def manual_pdf(
-    *, title: str = "Lumo Lamp Manual", outline: bool = True, scanned: bool = True
+    *,
+    title: str = "Lumo Lamp Manual",
+    outline: bool = True,
+    scanned: bool = True,
+    outline_as: str = "{}",
 ) -> bytes:
     """Four pages (five with the scan): headings, a ruled table, an unruled table, two columns."""
     buf = io.BytesIO()
     c = Canvas(buf, pagesize=A4)
     c.setTitle(title)
-    heading = _heading if outline else _plain_heading
+
+    def heading(c: Canvas, text: str, y: float, size: float, key: str, level: int) -> None:
+        if outline:
+            _heading(c, text, y, size, key, level, outline_as)
+        else:
+            _plain_heading(c, text, y, size, key, level)
+
     # page 1: title and a section of prose
     heading(c, title, HEIGHT - 80, 22, "title", 0)
     heading(c, "Mounting the lamp", HEIGHT - 130, 15, "mount", 1)

@@ -461,6 +461,12 @@ def test_cost_uses_the_configured_prices_and_says_when_unknown() -> None:
         ),
         ([Raw("<html>not json</html>", content_type="text/html")], ProviderError, None, 1),
         ([Raw('{"id": "x", "choices": []}')], ProviderError, "bad_response", 1),
+        (  # an error object in a 200 body: the server's type, and not called "mid-stream"
+            [Raw('{"error": {"message": "overloaded", "type": "server_error"}}')],
+            ProviderError,
+            "server_error",
+            1,
+        ),
     ],
 )
 async def test_failures_become_typed_provider_errors_after_production_retries(
@@ -475,6 +481,7 @@ async def test_failures_become_typed_provider_errors_after_production_retries(
         assert caught.value.kind == kind  # type: ignore[attr-defined]
     if isinstance(items[0], Error):
         assert "req_fake0123" in str(caught.value)  # the server's request id, for its logs
+    assert "mid-stream" not in str(caught.value)
     assert len(fake.bodies) == requests
     assert model.health.failures
 

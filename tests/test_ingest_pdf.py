@@ -161,3 +161,9 @@ def test_pdfs_have_their_own_size_limit(tmp_path: Path) -> None:
     assert load_corpus(tmp_path, small, default_audience="all", max_pdf_bytes=MAX).articles
     (err,) = load_corpus(tmp_path, MAX, default_audience="all", max_pdf_bytes=small).errors
     assert "(tuning.max_pdf_bytes)" in err.reason
+
+
+def test_an_outline_that_does_not_match_the_page_text_falls_back_to_font_sizes() -> None:
+    renamed = pdf_to_markdown(manual_pdf(scanned=False, outline_as="Chapter: {}"))
+    assert renamed.headings_from == "font sizes"
+    assert "## Power requirements" in renamed.body

@@ -3,6 +3,7 @@ store (refused in one line when memory-only or owned by a server) and re-running
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 from pathlib import Path
@@ -126,3 +127,25 @@ async def test_a_mixed_folder_picks_each_loader_by_content(
     assert "articles: 6 seen: 5 added" in out
     assert "tickets: 6 rows: 4 added" in out
     assert "orders.csv: not a tickets export" in out
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_bar_redraws_in_place_on_a_terminal_and_prints_tenths_elsewhere() -> None:
+    tty = _Terminal()
+    bar = ingest.Bar("articles", tty, width=10)
+    for done in (0, 5, 10):
+        bar(done, 10)
+    assert tty.getvalue() == (
+        "\r  [..........] 0/10 articles"
+        "\r  [#####.....] 5/10 articles"
+        "\r  [##########] 10/10 articles\n"
+    )
+    log = io.StringIO()
+    bar = ingest.Bar("tickets", log)
+    for done in range(0, 101):
+        bar(done, 100)
+    assert len(log.getvalue().splitlines()) == 11  # 0/100, 10/100, …, 100/100

@@ -7,8 +7,9 @@ at all, and pdfplumber is MIT-licensed pure Python over pdfminer.six (PyMuPDF is
 What comes out, page by page:
 - a `<!-- page N -->` marker line before each page's content, which the chunker turns into each
   chunk's page (citations link `/help/<slug>#page=N`) and the help page into an anchor;
-- headings from the PDF's outline (bookmarks) when it has one, else from font sizes: lines set
-  clearly larger than the body text; the top level becomes the title when it is used once;
+- headings from the PDF's outline (bookmarks) when at least half its entries are lines of their
+  page, else from font sizes: short lines set clearly larger than the body text; the top level
+  becomes the title when it is used once;
 - tables, as markdown tables (the chunker keeps each whole, `kind: table`): those drawn with
   rules from pdfplumber's table finder, those drawn without from runs of 3+ lines whose cells
   start at the same x positions;
@@ -122,8 +123,12 @@ def _convert(pdf: Any) -> PdfText:
             sizes[round(float(ch["size"]), 1)] += 1
     body_size = sizes.most_common(1)[0][0] if sizes else 0.0
     outline = _outline(pdf)
-    out.headings_from = "outline" if outline else "font sizes"
-    levels = _heading_levels(pages, outline, body_size)
+    levels = _outline_levels(pages, outline)
+    out.headings_from = "outline"
+    if len(levels) * 2 < len(outline) or not levels:
+        # no outline, or one whose titles mostly are not lines of the page (wrapped, renamed)
+        levels = _font_size_levels(pages, body_size)
+        out.headings_from = "font sizes" if levels else "none"
     out.title = _title(pdf, pages, levels)
     blocks: list[str] = []
     for number, items in enumerate(pages, 1):
@@ -332,18 +337,21 @@ def _norm(text: str) -> str:
     return _SPACE.sub(" ", text).strip().casefold()
 
 
-def _heading_levels(
-    pages: list[list[_Item]], outline: dict[tuple[int, str], int], body_size: float
+def _outline_levels(
+    pages: list[list[_Item]], outline: dict[tuple[int, str], int]
 ) -> dict[tuple[int, float], int]:
-    """(page, line top) → heading rank (1 = top) for every line that is a heading."""
+    """(page, line top) → heading rank (1 = top) for each line that is an outline entry."""
     found: dict[tuple[int, float], int] = {}
-    if outline:
-        for number, items in enumerate(pages, 1):
-            for it in items:
-                if it.line and (level := outline.get((number, _norm(it.line.text)))):
-                    found[(number, it.line.top)] = level
-        ranks = sorted(set(found.values()))
-        return {k: ranks.index(v) + 1 for k, v in found.items()}
+    for number, items in enumerate(pages, 1):
+        for it in items:
+            if it.line and (level := outline.get((number, _norm(it.line.text)))):
+                found[(number, it.line.top)] = level
+    ranks = sorted(set(found.values()))
+    return {k: ranks.index(v) + 1 for k, v in found.items()}
+
+
+def _font_size_levels(pages: list[list[_Item]], body_size: float) -> dict[tuple[int, float], int]:
+    """(page, line top) → heading rank for short lines set clearly larger than the body text."""
     sized: dict[tuple[int, float], float] = {}
     for number, items in enumerate(pages, 1):
         for it in items:

@@ -132,6 +132,20 @@ def is_tickets_file(path: Path) -> bool:
     return "resolution" in found and bool(found & {"subject", "description"})
 
 
+def ticket_files(folder: Path) -> tuple[list[Path], list[Path]]:
+    """(ticket exports, other .csv/.jsonl files) under `folder`, sorted; hidden paths skipped."""
+    found: tuple[list[Path], list[Path]] = ([], [])
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder).parts
+        if (
+            path.suffix.lower() in TICKET_SUFFIXES
+            and path.is_file()
+            and not any(p.startswith(".") for p in rel)
+        ):
+            found[0 if is_tickets_file(path) else 1].append(path)
+    return found
+
+
 def _norm_key(key: str) -> str:
     return re.sub(r"[\s_\-]+", "", str(key).strip().lower())
 
@@ -307,3 +321,30 @@ def _ticket(row: Mapping[str, Any], pii: tuple[str, ...]) -> tuple[Ticket, bool]
 def _derived_id(subject: str, description: str, created: datetime | None) -> str:
     key = f"{subject}\n{description}\n{created.isoformat() if created else ''}"
     return "t-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+
+
+def load_ticket_files(
+    files: Iterable[tuple[Path, str]], pii: Iterable[str] = KINDS, max_bytes: int = 50_000_000
+) -> TicketLoad:
+    """Every (file, shown path)'s rows, merged; an id already taken by an earlier file is bad."""
+    merged = TicketLoad()
+    seen: dict[str, str] = {}
+    kinds = tuple(pii)
+    for path, shown in files:
+        size = path.stat().st_size
+        if size > max_bytes:
+            merged.bad.append(LoadError(shown, f"file is {size:,} bytes; split it"))
+            continue
+        got = load_ticket_rows(path, path.read_bytes(), shown=shown, pii=kinds)
+        merged.skipped.extend(got.skipped)
+        merged.bad.extend(got.bad)
+        merged.masked_rows += got.masked_rows
+        for ticket in got.tickets:
+            if ticket.id in seen:
+                merged.bad.append(
+                    LoadError(shown, f"ticket id {ticket.id!r} also in {seen[ticket.id]}")
+                )
+                continue
+            seen[ticket.id] = shown
+            merged.tickets.append(ticket)
+    return merged

@@ -94,13 +94,20 @@ class StatusError(Exception):
     """A non-2xx answer (or an error event in a 200 stream), before classification."""
 
     def __init__(
-        self, status: int, body: object, headers: Mapping[str, str], *, in_stream: bool = False
+        self,
+        status: int,
+        body: object,
+        headers: Mapping[str, str],
+        *,
+        in_stream: bool = False,
+        where: str | None = None,
     ) -> None:
         super().__init__(f"HTTP {status}")
         self.status = status
         self.body = body
         self.headers = headers
-        self.in_stream = in_stream
+        self.in_stream = in_stream  # the server gave up on the request after a 200
+        self.where = where or ("mid-stream" if in_stream else f"HTTP {status}")
 
 
 def _error_fields(body: object) -> tuple[str, str | None, str | None]:
@@ -133,7 +140,7 @@ def classify(exc: BaseException) -> Retryable:
         message, kind, code = _error_fields(exc.body)
         status = exc.status
         name = code or kind or f"http_{status}"  # OpenAI's code is the more precise of the two
-        where = "mid-stream" if exc.in_stream else f"HTTP {status}"
+        where = exc.where
         request_id = exc.headers.get("x-request-id")
         if request_id:
             where += f", {request_id}"
@@ -394,7 +401,7 @@ def _message_round(payload: object) -> _Round:
     if not isinstance(payload, Mapping):
         raise ProviderError("openai-compatible server returned a non-object", "bad_response")
     if "error" in payload and not payload.get("choices"):
-        raise StatusError(200, payload, {}, in_stream=True)
+        raise StatusError(200, payload, {}, in_stream=True, where="an error in a 200 body")
     choices = payload.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
         raise ProviderError("openai-compatible server returned no choices", "bad_response")
