@@ -194,7 +194,7 @@ class Tuning:
     # The offline intent classifier (app/turn/router.py) may pick an escalating intent only at
     # this probability or above; below it the best non-escalating intent wins. Fitted on the
     # Bitext train split by `python -m scripts.fit_router` (reported on the dev split).
-    escalation_min_probability: float = 0.525
+    escalation_min_probability: float = 0.55
     sla_hours: Mapping[str, int] = field(
         default_factory=lambda: MappingProxyType({"enterprise": 4, "pro": 24, "free": 72})
     )  # contractual first-response times per plan

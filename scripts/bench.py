@@ -150,7 +150,9 @@ def _section(args: argparse.Namespace, number: int) -> tuple[Any, Callable[[Any]
     if number == 4:
         return write_bytes.run(args.write_turns), write_bytes.render
     if number == 6:
-        return gap_clusters.run(embed_sample=0 if args.quick else 500), gap_clusters.render
+        if args.quick:
+            return gap_clusters.run(), gap_clusters.render
+        return gap_clusters.run_with_embedding(), gap_clusters.render
     return baseline.run(repeats=args.repeats, limit=args.limit), baseline.render
 
 

@@ -261,3 +261,10 @@ def test_votes_move_quality_asymmetrically_within_bounds() -> None:
     assert voted_quality(0.85, 0, 2, TUNING) < TUNING.ticket_min_quality  # two downs drop it
     assert voted_quality(0.85, 1, 0, TUNING) > 0.85
     assert voted_quality(0.95, 10, 0, TUNING) == 1.0 and voted_quality(0.1, 0, 5, TUNING) == 0.0
+
+
+def test_zero_and_non_finite_vectors_cluster_alone() -> None:
+    v = np.asarray([[1, 0], [0.99, 0.1], [0, 0], [np.nan, 1]], dtype=np.float32)
+    labels = cluster_labels(v, 0.5)
+    assert labels[0] == labels[1]
+    assert len(set(labels.tolist())) == 3

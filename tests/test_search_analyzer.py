@@ -11,6 +11,7 @@ way LocalSearch does.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import Counter
 from datetime import UTC, datetime
@@ -266,3 +267,20 @@ async def test_reingestion_rewrites_fields_of_an_older_analyzer(store: Store) ->
     assert report.ingested == ["auth-overview"]
     doc = await store.db["kb_articles"].find_one({"_id": "auth-overview"})
     assert doc is not None and doc["searchTerms"]["version"] == ANALYZER_VERSION
+
+
+# --- the version stored with the fields ----------------------------------------------------
+
+SAMPLE = (
+    "The AUTH-302 error, auth_302 or AUTH302: refunds refunded running policies.\n"
+    "Order ORD1042 ships HL RP10 pads (hl_rp10) in 2024; universe university ＡＵＴＨ３０２ v2"
+)
+FINGERPRINT = "6f3fab2e24faaad5"  # of analyze(SAMPLE) under ANALYZER_VERSION "1"
+
+
+def test_changing_the_analyzer_means_bumping_its_version() -> None:
+    """Stored `searchTerms` are rewritten only when the version differs: an analyzer that
+    changed under the same version would leave Atlas searching old tokens and LocalSearch
+    new ones. Change the analyzer → bump ANALYZER_VERSION and update this fingerprint."""
+    digest = hashlib.sha256(" ".join(analyze(SAMPLE)).encode()).hexdigest()[:16]
+    assert (ANALYZER_VERSION, digest) == ("1", FINGERPRINT)

@@ -334,6 +334,9 @@ class TicketOut(Out):
     agentQuality: float | None = Field(description="The agent's choice when resolving.")
     votesUp: int
     votesDown: int
+    reviewFlags: list[str] = Field(
+        description="Instruction-like text found: held unpublished until a person publishes it."
+    )
     resolvedAt: datetime | None
     source: Literal["import", "resolution"]
     caseRef: str | None

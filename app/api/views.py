@@ -114,6 +114,7 @@ def ticket_view(t: Ticket) -> dict[str, Any]:
         "agentQuality": t.agent_quality,
         "votesUp": t.votes_up,
         "votesDown": t.votes_down,
+        "reviewFlags": t.review_flags,
         "resolvedAt": t.resolved_at,
         "source": t.source,
         "caseRef": t.case_ref,

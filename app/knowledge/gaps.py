@@ -25,6 +25,7 @@ from datetime import datetime
 import numpy as np
 import numpy.typing as npt
 from scipy.cluster.hierarchy import fcluster, linkage
+from scipy.spatial.distance import squareform
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.intp]
@@ -76,7 +77,8 @@ def gap_signals(
 
 
 def _unit(vectors: Sequence[Sequence[float]] | FloatArray) -> FloatArray:
-    m = np.asarray(vectors, dtype=np.float32)
+    """Rows scaled to unit length; a zero or non-finite row stays zero (similar to nothing)."""
+    m = np.nan_to_num(np.asarray(vectors, dtype=np.float32), nan=0.0, posinf=0.0, neginf=0.0)
     if m.ndim != 2:
         return np.zeros((0, 0), dtype=np.float32)
     norms = np.linalg.norm(m, axis=1, keepdims=True)
@@ -88,7 +90,10 @@ def _average_linkage(vectors: FloatArray, threshold: float) -> IntArray:
     n = len(vectors)
     if n <= 1:
         return np.zeros(n, dtype=np.intp)
-    tree = linkage(vectors.astype(np.float64), method="average", metric="cosine")
+    # cosine distances from one product (scipy's own cosine metric turns a zero row into NaN)
+    dist = np.clip(1.0 - vectors @ vectors.T, 0.0, 2.0).astype(np.float64)
+    np.fill_diagonal(dist, 0.0)
+    tree = linkage(squareform(dist, checks=False), method="average")
     raw = fcluster(tree, t=1.0 - threshold, criterion="distance")
     return _relabel(raw)
 

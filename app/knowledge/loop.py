@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.ingest.loaders import InvalidArticle, build_article, load_markdown
 from app.ingest.pipeline import ingest_articles, ingest_tickets
+from app.ingest.review import review_flags
 from app.knowledge.drafts import extractive_draft, with_body
 from app.knowledge.gaps import GapCluster, GapQuestion, build_clusters, gap_signals, iso_week
 from app.knowledge.resolution import audience_for_plan, resolution_ticket, voted_quality
@@ -91,6 +92,9 @@ async def resolve_case(
         editor=agent,
         pii=tuple(services.settings.pii_mask),
     )
+    flags = review_flags(ticket.subject, f"{ticket.symptom}\n{ticket.resolution}")
+    if flags:  # the customer's words may carry instructions aimed at the bot: a person decides
+        ticket = ticket.model_copy(update={"status": "unpublished", "review_flags": flags})
     report = await ingest_tickets(store, services.embedder, [ticket], services.tuning)
     if report.bad:  # the case stays resolved; the knowledge can be added again from /admin
         log.warning("resolution ticket not written", extra={"case": case_ref})
@@ -112,6 +116,8 @@ async def edit_ticket(
     for key in ("subject", "symptom", "resolution"):
         if isinstance(changes.get(key), str):
             changes[key] = mask_text(changes[key].strip(), mask)
+    if changes.get("status") == "resolved":  # a person published it: their review is done
+        changes["review_flags"] = []
     if "quality" in changes:  # a person's new judgement: votes count from here
         changes.update(agent_quality=changes["quality"], votes_up=0, votes_down=0)
     updated = ticket.model_copy(update={**changes, "updated_by": editor})

@@ -323,7 +323,8 @@ class LocalSearch:
             f"dense: {len(snap.chunks)} chunk vectors ({snap.chunk_dim}-d) and "
             f"{len(snap.tickets)} ticket vectors; BM25: {len(snap.articles)} articles "
             f"(title x{self._tuning.bm25_title_boost:g}, tags x{self._tuning.bm25_tags_boost:g}, "
-            "body) + chunk index for article→chunk mapping; "
+            f"body; stored searchTerms, analyzer v{ANALYZER_VERSION}) + chunk index for "
+            "article→chunk mapping; "
             "filters: audience, locale, status, ticket quality — applied before top-k"
         )
 

@@ -150,6 +150,7 @@ class Ticket(Model):
     agent_quality: float | None = None  # the agent's choice; `quality` moves with feedback
     votes_up: int = 0  # customers' votes on answers that cited it
     votes_down: int = 0
+    review_flags: list[str] = Field(default_factory=list)  # held (unpublished) until a person
 
 
 # Kept beside the conversation document, not in it (see `ConversationRepo`): the conversation

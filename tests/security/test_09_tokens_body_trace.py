@@ -85,7 +85,9 @@ def test_citation_links_carry_the_customers_plan(api: Api) -> None:
 
     from app.turn.engine import _citation_meta
 
-    hit = SimpleNamespace(passage_id="audit-logs#0", breadcrumb="Audit logs", audience="enterprise")
+    hit = SimpleNamespace(
+        passage_id="audit-logs#0", breadcrumb="Audit logs", audience="enterprise", page=None
+    )
     answer = SimpleNamespace(
         citations=({"n": 1, "passageId": "audit-logs#0", "docId": "audit-logs", "kind": "doc"},)
     )

@@ -590,7 +590,7 @@
                 h('td', null, t.resolution.length > 240 ? t.resolution.slice(0, 238) + '…' : t.resolution),
                 h('td', null, t.audience),
                 h('td', { class: 'num' }, num(t.quality, 2)),
-                h('td', null, h('span', { class: `badge ${t.status === 'resolved' ? 'resolved' : 'due'}` }, t.status === 'resolved' ? 'searchable' : t.status)),
+                h('td', null, h('span', { class: `badge ${t.status === 'resolved' ? 'resolved' : 'due'}` }, t.status === 'resolved' ? 'searchable' : t.status), (t.reviewFlags || []).length ? h('div', { class: 'help', 'data-flags': t.reviewFlags.join(' ') }, `held for review: ${t.reviewFlags.join(', ')}`) : null),
                 h('td', null, edit, ' ', toggle)
               );
             })
