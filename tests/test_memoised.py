@@ -1,4 +1,5 @@
-"""Per-passage work is memoised for speed (issue 16); a memo must never change an answer."""
+"""Per-passage work is memoised for speed (issue 16); a memo or a fast path must never change
+an answer or a score."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from test_search_corpus import load_corpus
 
 from app.providers.chat.offline import _units, extract_answer
 from app.providers.embeddings.fake import FakeEmbedder
+from app.providers.rerank.offline import _cosines
 from app.safety.screen import without_instructions
 from app.search.answer_types import shows_type
 from app.search.filters import SearchFilter
@@ -100,3 +102,15 @@ async def test_ticket_vectors_follow_a_ticket_refresh(store: Store) -> None:
         vec = np.asarray(stored[hit.passage_id], dtype=np.float32)
         assert hit.vector is not None
         assert np.allclose(hit.vector, vec / np.linalg.norm(vec), atol=1e-6), hit.passage_id
+
+
+def test_the_flat_cosine_path_gives_the_plain_products() -> None:
+    rng = np.random.default_rng(7)
+    query = rng.normal(size=16).tolist()
+    rows = [tuple(rng.normal(size=16).astype(np.float32).tolist()) for _ in range(6)]
+    rows.append((0.0,) * 16)  # a zero vector scores 0, not NaN
+    m = np.asarray(rows, dtype=np.float64)  # the plain construction
+    q = np.asarray(query, dtype=np.float64)
+    norms = np.linalg.norm(m, axis=1) * float(np.linalg.norm(q))
+    plain = np.clip(np.where(norms > 0, (m @ q) / np.where(norms > 0, norms, 1.0), 0.0), -1, 1)
+    assert _cosines(query, rows) == [float(x) for x in plain]
