@@ -46,8 +46,17 @@ class Tuning:
     #       --cases ../shared/eval/mtrag_cases.jsonl --split tune --chunks 1200/150,512/128 ...
     # recall@5 (condensed question), before → after each change, offline reranker:
     #   chunks 1200/150: dense 0.838; 512/128: dense 0.824, fused 0.845, rerank 0.836 — smaller
-    #     windows did NOT help MiniLM here (1200 kept; 800 not measured: ~20 min of embedding
-    #     per configuration on this shared machine).
+    #     windows did NOT help MiniLM here. 800/150 (3,346 chunks; this round, `--chunks 800/150
+    #     --quick`): dense 0.840, bm25 0.799, fused 0.851, rerank 0.877 (MRR@10 0.913), against
+    #     1200/150 on the same code: dense 0.841, bm25 0.799, rerank 0.884 — no gain for 51% more
+    #     vectors, so 1200/150 is kept (MiniLM's 256-token window cuts the tail of a 1200-char
+    #     chunk, but the head carries the heading line and the topic, which is what it matches).
+    #   What a chunk's vector is computed from (`--embed`, 1200/150, tune part): the chunk text
+    #     with its nearest heading line first (ingestion today) dense 0.841 / rerank 0.884;
+    #     without the heading line dense 0.814, bm25 0.797, fused 0.848, rerank 0.881 — the
+    #     heading earns its tokens, so it stays. The full breadcrumb (Title › Section › Sub) was
+    #     not measured separately: MT-RAG passages have no sections, so there it is the title
+    #     line the chunk already starts with.
     #   BM25 title×3/tags×2: bm25 0.611; ×1/×1: 0.780; ×0.5/×1: 0.799; ×0/×1: 0.787. Passages
     #     that share a title (29 on one court roster) all win a title match: the boost buried
     #     the body. ×0.5 chosen; RRF weight 0.7 kept (1.0: fused 0.873 but rerank 0.871 < 0.880).
@@ -114,54 +123,61 @@ class Tuning:
     # Thresholds per reranker (app/turn/confidence.py). A reranker missing here is not
     # calibrated: its top passages are re-scored by `confidence_fallback` for the band, and the
     # band's reason says so (cross-encoder and voyage: no weights / no API key offline to fit on).
-    # offline — answerability model "offline-1", fitted on the MT-RAG tune part (144 cases, 74
-    # answerable / 70 not) with the retrieval settings above:
+    # offline — answerability model "offline-2": the `sentence` feature alone (the best sentence
+    # of the top 3 passages, see app/turn/confidence.py), fitted on the MT-RAG tune part (144
+    # cases, 74 answerable / 70 not) and read on data it did not see:
     #   python -m scripts.evaluation.sweep --corpus ../shared/eval/mtrag_corpus.jsonl \
-    #       --cases ../shared/eval/mtrag_cases.jsonl --split tune --chunks 1200/150 --quick \
-    #       --out sweep.jsonl          # --quick: only the settings in this file
-    #   python -m scripts.evaluation.fit_confidence sweep.jsonl --sweep-row 0 \
-    #       --max-unanswerable-strong 0.075 --passage-floor 0.55
-    # (Re-run after the final merge, 2,215 chunks: intercept -2.985, weights within 0.07 of these,
-    # same strong threshold.) In-sample rank AUC 0.817; the top rerank score alone: 0.819. On
-    # MT-RAG the other features add nothing measurable (they are kept for the gate on named
-    # entities and for other corpora). Tried and not adopted: the best sentence's share of the
-    # question's terms and the runner-up score (in-sample AUC 0.831, but strong/answerable at
-    # ≤7.5% strong/unanswerable fell 0.568 → 0.514). Strong/answerable trades against
-    # strong/unanswerable along
-    #   strong 0.65: 0.608 / 0.114;  0.67: 0.568 / 0.100;  0.68: 0.541 / 0.071 (chosen: a
-    # confident wrong answer costs more than a hedged right one, and the report part needs room
-    # under the 0.10 target). weak 0.45: none on 60% of unanswerable tune cases (what the old
-    # score bands gave on all of MT-RAG) and on 18% of answerable ones; the best-separating
-    # 0.60 (Youden) refused 30% of answerable tune cases and, on the seed, 65 of 90 turns — a
-    # hedged answer that says what it covers beats a refusal of an answerable question.
-    # passage_floor 0.55: the old per-score weak threshold (below it the top passage was right
-    # for < 20% of turns).
+    #       --cases ../shared/eval/mtrag_cases.jsonl --split all --quick --dump dump.jsonl
+    #   python -m scripts.evaluation.fit_confidence dump.jsonl --use sentence --fit-on tune \
+    #       --max-unanswerable-strong 0.05 --passage-floor 0.55 --version offline-2
+    # Held out (strong/answerable, strong/unanswerable at the thresholds chosen on the fitted
+    # part; rank AUC), before the named-entity gate of `decide`:
+    #   tune → report part:            0.611 / 0.105, AUC 0.862
+    #   other domain → ClapNQ (wiki):  0.385 / 0.065, AUC 0.780
+    #   other domain → IBM Cloud docs: 0.630 / 0.020, AUC 0.905
+    # Against the six features of "offline-1" (top, margin, coverage, entities, agreement,
+    # type_match) refitted the same way: report 0.278 / 0.088, AUC 0.806; ClapNQ 0.462 / 0.156, AUC
+    # 0.728; IBM Cloud 0.173 / 0.000, AUC 0.886. Adding `top` to `sentence`: report 0.556 / 0.070,
+    # AUC 0.843, and worse held-out domains (0.446 / 0.104 ClapNQ) — the rerank score's scale moves
+    # with the domain more than the sentence match does, so it only gates (`passage_floor`).
+    # Measured and not adopted (explore_confidence.py, rank AUC over all 273 cases; `sentence`
+    # 0.850): corpus IDF of the rarest question term missing from the best passage 0.752; dense/BM25
+    # top documents agree 0.636; entity coverage of the top 5 0.553; top-to-5th gap 0.592; distinct
+    # documents in the top 5 0.64; the question's unresolved pronouns 0.55. Thresholds: strong 0.64
+    # (sentence ≥ 0.91) is the lowest with ≤ 5% of the tune part's unanswerable cases strong (≤ 7.5%
+    # gave 0.61: report part 0.667 / 0.123, over the 0.10 target). weak 0.40 (sentence ≥ 0.63),
+    # below Youden's 0.49 on tune: Youden refused 23% of answerable tune cases and 42% of the seed's
+    # answerable questions (customers' own words, German and French among them, sit lower on an
+    # English bi-encoder); at 0.40 none covers 56% of unanswerable / 16% of answerable tune cases,
+    # and 78% / 20% on the seed (the seed's unanswerable none rate is what the previous model had).
+    # passage_floor 0.55 kept (below it the top passage was right for < 20% of turns; 0.45-0.6
+    # change the report part by one case at most).
     confidence: Mapping[str, ConfidenceBands] = field(
         default_factory=lambda: MappingProxyType(
             {
                 "offline": ConfidenceBands(
-                    strong=0.68,
-                    weak=0.45,
+                    strong=0.64,
+                    weak=0.40,
                     passage_floor=0.55,
                     model=AnswerabilityModel(
-                        version="offline-1",
-                        intercept=-2.990,
-                        weights=MappingProxyType(
-                            {
-                                "top": 2.155,
-                                "margin": 0.107,
-                                "coverage": 1.332,
-                                "entities": 0.200,
-                                "agreement": 0.754,
-                                "type_match": -0.218,
-                            }
-                        ),
+                        version="offline-2",
+                        intercept=-2.684,
+                        weights=MappingProxyType({"sentence": 3.594}),
                     ),
                 ),
             }
         )
     )
     confidence_fallback: str = "offline"  # the calibrated reranker that scores for the others
+    # The `sentence` answerability feature (app/turn/confidence.py) reads the sentences of the
+    # top N reranked passages, scored cos + w·term coverage. Chosen on the MT-RAG tune part
+    # (scripts/evaluation/explore_confidence.py; rank AUC of the feature alone, tune part): top
+    # 1/3/5 passages 0.844/0.837/0.836; w 0/0.2/0.3/0.5/0.8 at N=3: 0.823/0.834/0.837/0.841/
+    # 0.841 — flat above 0.2. Question terms weighted by corpus IDF instead of uniformly: 0.843
+    # (+0.006, and Atlas has no document frequencies to offer), so uniform. N=3 keeps the turn's
+    # extra embedding to about 25 short sentences.
+    answer_sentence_passages: int = 3
+    answer_sentence_coverage: float = 0.3
 
     # --- escalation (DESIGN 6) ---
     max_failed_turns: int = 2  # a third miss in a row means the bot is not going to get there
@@ -178,7 +194,7 @@ class Tuning:
     # The offline intent classifier (app/turn/router.py) may pick an escalating intent only at
     # this probability or above; below it the best non-escalating intent wins. Fitted on the
     # Bitext train split by `python -m scripts.fit_router` (reported on the dev split).
-    escalation_min_probability: float = 0.525
+    escalation_min_probability: float = 0.55
     sla_hours: Mapping[str, int] = field(
         default_factory=lambda: MappingProxyType({"enterprise": 4, "pro": 24, "free": 72})
     )  # contractual first-response times per plan

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from scripts.evaluation.data import SPLITS, EvalDataError, load_cases
+from scripts.evaluation.metrics import dedupe
 from scripts.evaluation.report import build_report, render
 from scripts.evaluation.runner import (
     Observation,
@@ -162,9 +163,11 @@ def per_case(o: Observation) -> dict[str, Any]:
         "relevant": list(o.case.relevant or ()),
         "answerable": o.case.answerable,
         "condensed": o.condensed,
-        "top5": {stage: ids[:5] for stage, ids in o.ranked.get("condensed", {}).items()},
+        "top5": {stage: dedupe(ids)[:5] for stage, ids in o.ranked.get("condensed", {}).items()},
         "confidence": o.confidence,
         "top_score": o.top_score,
+        "features": o.features,
+        "answerability": o.answerability,
         "top_doc": o.top_doc,
         "answer": o.answer,
     }

@@ -121,8 +121,10 @@ def parse_sse(text: str) -> list[tuple[str, Any]]:
 
 @contextmanager
 def running_app(
-    tuning: Tuning = TUNING, *, ready_seconds: float = 120, **overrides: Any
+    tuning: Tuning = TUNING, *, ready_seconds: float = 600, **overrides: Any
 ) -> Iterator[Api]:
+    # Readiness includes seeding with the real MiniLM, which on a shared 2-core machine under load
+    # has taken over two minutes; the bound only has to stop a run that would never get ready.
     app = create_app(make_settings(**overrides), tuning=tuning)
     with TestClient(app) as client:
         api = Api(client)

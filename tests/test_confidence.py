@@ -8,11 +8,14 @@ from types import MappingProxyType
 import pytest
 
 from app.search.answer_types import named_terms
+from app.search.text import sentences
 from app.turn.confidence import (
     Scored,
+    Sentence,
     answerability_features,
     asked_types,
     decide,
+    sentence_match,
 )
 from tuning import TUNING, AnswerabilityModel, ConfidenceBands
 
@@ -113,3 +116,42 @@ def test_a_passage_naming_none_of_the_questions_names_is_never_strong() -> None:
     )
     assert out.features["entities"] == 0.0
     assert out.band == "weak" and "names none" in out.reason
+
+
+def test_sentences_split_at_ends_and_lines_and_drop_fragments() -> None:
+    text = "# Billing\n\nPlans renew monthly. The premium tier costs $12 per user.\n- pick a plan"
+    assert sentences(text) == [
+        "Plans renew monthly.",
+        "The premium tier costs $12 per user.",
+        "- pick a plan",
+    ]  # "# Billing" (2 words) is not a sentence
+
+
+def test_sentence_match_is_the_best_sentence_cosine_plus_weighted_coverage() -> None:
+    question = "How much does the premium tier cost?"  # content terms: premium, tier, cost
+    near = Sentence("The premium tier costs $12.", "Billing", (1.0, 0.0))
+    far = Sentence("Audit logs are kept for a year.", "Premium tier", (0.0, 1.0))
+    # near: cosine 1 + 0.5·(3/3); far: cosine 0 + 0.5·(2/3) (its heading names premium, tier)
+    assert sentence_match(question, (1.0, 0.0), [near, far], 0.5) == pytest.approx(1.5)
+    assert sentence_match(question, (0.0, 1.0), [near, far], 0.5) == pytest.approx(
+        max(0.5, 1 + 0.5 * 2 / 3)
+    )
+    assert sentence_match(question, (1.0, 0.0), [], 0.5) == 0.0
+    zero = Sentence("The premium tier costs $12.", "", (0.0, 0.0))  # a broken vector: cosine 0
+    assert sentence_match(question, (1.0, 0.0), [zero], 0.0) == 0.0
+
+
+def test_the_sentence_feature_moves_the_band() -> None:
+    model = AnswerabilityModel(
+        version="test-s", intercept=-3.0, weights=MappingProxyType({"sentence": 4.0})
+    )
+    tuned = dataclasses.replace(
+        TUNING, confidence={"offline": ConfidenceBands(strong=0.6, weak=0.3, model=model)}
+    )
+    question = "How much does the premium tier cost?"
+    text = "Premium tier\nThe premium tier costs $12 per user per month."
+    with_answer = dataclasses.replace(scored(text), sentence=1.2)  # p = sigmoid(1.8) ≈ 0.86
+    topical = dataclasses.replace(scored(text), sentence=0.5)  # p = sigmoid(-1) ≈ 0.27
+    assert decide(question, with_answer, "offline", tuned).band == "strong"
+    assert decide(question, topical, "offline", tuned).band == "none"
+    assert answerability_features(question, with_answer)["sentence"] == 1.2

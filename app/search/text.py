@@ -239,3 +239,19 @@ def _term_set(text: str) -> frozenset[str]:
 
 def unique(tokens: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(tokens))
+
+
+# a sentence ends at . ! ? before a capital, a digit or an opening quote/bracket; a line break
+# always ends one (list items, headings and table rows stand alone)
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")
+
+
+def sentences(text: str, min_words: int = 3) -> list[str]:
+    """A passage's sentences (whitespace collapsed), those of fewer than `min_words` dropped:
+    the units the answerability check compares with the question."""
+    out = []
+    for piece in _SENTENCE_BREAK.split(text):
+        sentence = " ".join(piece.split())
+        if len(sentence.split()) >= min_words:
+            out.append(sentence)
+    return out

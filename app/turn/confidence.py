@@ -22,6 +22,12 @@ model over features of the whole retrieval, fitted on labelled answerable/unansw
     type_match the question asks for a price, a duration, a quantity, a date or a procedure and
                the best passage contains one (1), does not (0); 0.5 when the question asks for
                none of these
+    sentence   the best single sentence of the top passages: max over sentences s of
+               cos(E(question), E(s)) + w·(share of the question's content terms in s or its
+               passage's heading). A passage about the right topic scores high on `top`; only
+               one that holds the answer has a *sentence* that says what the question asks
+               (MT-RAG, rank AUC answerable vs not: 0.85 against 0.80 for `top`, and it holds
+               in each domain; see tuning.py). 0 when no sentence could be embedded.
 
     answerability = sigmoid(intercept + Σ wᵢ·featureᵢ)
 
@@ -39,6 +45,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from app.search.answer_types import asked_types, named_terms, shows_type
 from app.search.text import content_terms, is_code, term_set
 from tuning import AnswerabilityModel, ConfidenceBands, Tuning
@@ -47,7 +55,46 @@ Band = Literal["strong", "weak", "none"]
 
 log = logging.getLogger(__name__)
 
-FEATURES: tuple[str, ...] = ("top", "margin", "coverage", "entities", "agreement", "type_match")
+FEATURES: tuple[str, ...] = (
+    "top",
+    "margin",
+    "coverage",
+    "entities",
+    "agreement",
+    "type_match",
+    "sentence",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """One sentence of a top passage, with its embedding and its passage's heading line."""
+
+    text: str
+    heading: str
+    vector: Sequence[float]
+
+
+def sentence_match(
+    question: str,
+    question_vector: Sequence[float],
+    candidates: Sequence[Sentence],
+    coverage_weight: float,
+) -> float:
+    """The `sentence` feature: max over candidates of cosine + weight × term coverage."""
+    if not candidates or not question_vector:
+        return 0.0
+    q = np.asarray(question_vector, dtype=np.float64)
+    m = np.asarray([c.vector for c in candidates], dtype=np.float64)
+    norms = np.linalg.norm(m, axis=1) * float(np.linalg.norm(q))
+    cosines = np.where(norms > 0, (m @ q) / np.where(norms > 0, norms, 1.0), 0.0)
+    terms = content_terms(question)
+    best = -1.0
+    for c, cosine in zip(candidates, cosines, strict=True):
+        covered = term_set(c.text) | term_set(c.heading)
+        share = sum(1 for t in terms if t in covered) / len(terms) if terms else 0.0
+        best = max(best, float(cosine) + coverage_weight * share)
+    return best
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +108,7 @@ class Scored:
     bm25_docs: Sequence[str]
     best_kind: str = "doc"  # "doc" | "ticket"
     ticket_docs: Sequence[str] = ()  # the tickets ranker's ids, rank order
+    sentence: float = 0.0  # `sentence_match` over the top passages (0: not computed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +149,7 @@ def answerability_features(question: str, scored: Scored) -> dict[str, float]:
         "entities": entity_cov,
         "agreement": agreement,
         "type_match": type_match,
+        "sentence": scored.sentence,
     }
 
 

@@ -31,7 +31,8 @@ from app.providers.rerank.base import Reranker
 from app.providers.rerank.offline import OfflineReranker
 from app.search.base import Hit, SearchBackend
 from app.search.filters import SearchFilter
-from app.turn.confidence import Band, Confidence, Scored, decide
+from app.search.text import sentences
+from app.turn.confidence import Band, Confidence, Scored, Sentence, decide, sentence_match
 from app.turn.entitlement import filter_for_customer
 from app.turn.fuse import RANKERS, FusedCandidate, fuse
 from app.turn.rerank import (
@@ -89,6 +90,8 @@ class RetrievalResult:
     reason: str | None = None  # why nothing was retrieved
     errors: tuple[str, ...] = ()  # partial failures that did not empty the result
     truncated: bool = False  # the query was cut to tuning.max_message_chars
+    # the embedded `query` (None when embedding failed): the answerability check reuses it
+    query_vector: tuple[float, ...] | None = field(default=None, repr=False, compare=False)
 
     def ranked_hits(self, stage: str) -> list[Hit]:
         """The ranked list of one stage of `RANKED_STAGES`, as hits.
@@ -276,6 +279,7 @@ async def _retrieve(
             lists[name] = list(outcome)
     staged = replace(
         base,
+        query_vector=tuple(vector) if vector is not None else None,
         dense_chunks=tuple(lists["dense_chunks"]),
         bm25_articles=tuple(lists["bm25_articles"]),
         dense_tickets=tuple(lists["dense_tickets"]),
@@ -331,7 +335,9 @@ async def _retrieve(
     )
 
 
-def _scored(result: RetrievalResult, ranked: Sequence[RankedPassage]) -> Scored | None:
+def _scored(
+    result: RetrievalResult, ranked: Sequence[RankedPassage], sentence: float = 0.0
+) -> Scored | None:
     scores = [p.rerank_score for p in ranked]
     if not ranked or any(s is None for s in scores):
         return None
@@ -344,6 +350,35 @@ def _scored(result: RetrievalResult, ranked: Sequence[RankedPassage]) -> Scored 
         bm25_docs=list(dict.fromkeys(h.doc_id for h in result.bm25_articles)),
         best_kind=best.kind,
         ticket_docs=list(dict.fromkeys(h.doc_id for h in result.dense_tickets)),
+        sentence=sentence,
+    )
+
+
+async def _sentence_feature(
+    result: RetrievalResult,
+    ranked: Sequence[RankedPassage],
+    judge: OfflineReranker,
+    embedder: Embedder,
+    tuning: Tuning,
+) -> float:
+    """`confidence.sentence_match` over the sentences of the top `answer_sentence_passages`
+    passages of `ranked`; 0 when they cannot be embedded (the band then leans on the rest)."""
+    head = [p.hit for p in ranked[: tuning.answer_sentence_passages]]
+    units = [(s, h.breadcrumb or h.title) for h in head for s in sentences(h.text)]
+    if not units:
+        return 0.0
+    try:
+        question_vector = result.query_vector or await embedder.embed_query(result.query)
+        vectors = await judge.embed_texts([s for s, _ in units])
+    except Exception as exc:  # best effort: without it the band is only more cautious
+        log.warning("sentence evidence could not be embedded: %s", exc)
+        return 0.0
+    candidates = [
+        Sentence(text=s, heading=heading, vector=v)
+        for (s, heading), v in zip(units, vectors, strict=True)
+    ]
+    return sentence_match(
+        result.query, question_vector, candidates, tuning.answer_sentence_coverage
     )
 
 
@@ -355,11 +390,12 @@ async def _confidence(
     and the band's reason says so."""
     question = result.query  # the standalone question: what the answer must cover
     calibration = reranker.calibration
+    judge = reranker if isinstance(reranker, OfflineReranker) else OfflineReranker(embedder)
     if calibration in tuning.confidence or result.top_rerank_score is None:
-        return decide(question, _scored(result, result.reranked), calibration, tuning)
+        sentence = await _sentence_feature(result, result.reranked, judge, embedder, tuning)
+        return decide(question, _scored(result, result.reranked, sentence), calibration, tuning)
     fallback = tuning.confidence_fallback
     try:
-        judge = OfflineReranker(embedder)
         head = list(result.reranked[: tuning.top_passages])
         scores = await judge.rerank_with_vectors(
             result.rerank_query, [passage_text(p.hit) for p in head], [p.hit.vector for p in head]
@@ -371,4 +407,7 @@ async def _confidence(
         (replace(p, rerank_score=float(s)) for p, s in zip(head, scores, strict=True)),
         key=lambda p: -(p.rerank_score or 0.0),
     )
-    return decide(question, _scored(result, rescored), fallback, tuning, scored_by=reranker.name)
+    sentence = await _sentence_feature(result, rescored, judge, embedder, tuning)
+    return decide(
+        question, _scored(result, rescored, sentence), fallback, tuning, scored_by=reranker.name
+    )

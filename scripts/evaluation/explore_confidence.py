@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import json
 import math
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,20 +25,9 @@ from typing import Any
 import numpy as np
 
 from app.search.answer_types import asked_types, named_terms, shows_type
-from app.search.text import content_terms, term_set
+from app.search.text import content_terms, sentences, term_set
 from scripts.evaluation.data import load_corpus
 from scripts.evaluation.fit_confidence import fit_logistic
-
-_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")
-
-
-def sentences(text: str) -> list[str]:
-    out = []
-    for s in _SENT.split(text):
-        s = " ".join(s.split())
-        if len(s.split()) >= 3:
-            out.append(s)
-    return out
 
 
 def auc(x: np.ndarray, y: np.ndarray) -> float:

@@ -1,7 +1,7 @@
 """Fit the answerability model (app/turn/confidence.py) on labelled cases' features.
 
     python -m scripts.evaluation.fit_confidence FEATURES.jsonl [--max-unanswerable-strong 0.07]
-        [--passage-floor 0.55] [--version NAME]
+        [--passage-floor 0.55] [--version NAME] [--use top,sentence] [--fit-on tune]
 
 FEATURES.jsonl comes from `python -m scripts.evaluation.sweep ... --split tune --features F`:
 one line per case with `features` (the retrieval's confidence features) and `answerable`; or
@@ -16,6 +16,12 @@ the same part:
 - weak: the probability that best separates the two labels (Youden's J: answerable kept minus
   unanswerable kept), below strong.
 It prints the rates on the fitted part and the `ConfidenceBands(...)` to paste into tuning.py.
+
+With a sweep `--dump` file (one line per case with `split` and `domain`) it also reports on data
+the model did not see: `--fit-on tune` fits on the tune part and prints the report part's rates
+at the thresholds chosen on tune; and, always, leave-one-domain-out (fit on every other domain,
+report on the held-out one) — the hidden re-measurement uses other collections, so a feature
+whose weight or threshold only works in one domain shows up there.
 """
 
 from __future__ import annotations
@@ -85,6 +91,41 @@ def choose_thresholds(
     return strong, weak
 
 
+def rank_auc(prob: Array, y: Array) -> float:
+    """How often an answerable case outscores an unanswerable one (ties count half)."""
+    pos, neg = prob[y == 1], prob[y == 0]
+    wins = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+    return float(wins / max(len(pos) * len(neg), 1))
+
+
+def held_out(rows: list[dict[str, Any]], names: tuple[str, ...], args: argparse.Namespace) -> None:
+    """Fit on one part, choose thresholds there, print the rates on the other part: tune →
+    report, and each domain held out in turn (rows need `split` / `domain`)."""
+    x = np.array([[float(r["features"].get(f, 0.0)) for f in names] for r in rows])
+    y = np.array([1.0 if r["answerable"] else 0.0 for r in rows])
+    top = np.array([float(r["features"]["top"]) for r in rows])
+    protocols: list[tuple[str, Array, Array]] = []
+    splits = np.array([r.get("split") for r in rows])
+    if {"tune", "report"} <= set(splits):
+        protocols.append(("fit tune, report on report", splits == "tune", splits == "report"))
+    domains = np.array([r.get("domain") or "" for r in rows])
+    for d in sorted(set(domains) - {""}):
+        protocols.append((f"fit on other domains, report on {d}", domains != d, domains == d))
+    for name, fit, test in protocols:
+        b0, w = fit_logistic(x[fit], y[fit], args.l2)
+        prob = 1.0 / (1.0 + np.exp(-(b0 + x @ w)))
+        strong, weak = choose_thresholds(
+            prob[fit], top[fit], y[fit], args.max_unanswerable_strong, args.passage_floor
+        )
+        r = rates(prob[test], top[test], y[test], strong, weak, args.passage_floor)
+        print(
+            f"{name} ({int(test.sum())} cases): AUC {rank_auc(prob[test], y[test]):.3f}, "
+            f"strong {strong}: strong/answerable {r['strong_rate_answerable']:.3f}, "
+            f"strong/unanswerable {r['strong_rate_unanswerable']:.3f}, "
+            f"none/unanswerable {r['none_rate_unanswerable']:.3f}"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scripts.evaluation.fit_confidence")
     parser.add_argument("features", type=Path)
@@ -93,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--l2", type=float, default=1.0)
     parser.add_argument("--version", default="offline-1")
     parser.add_argument("--sweep-row", type=int, default=None, help="row of a sweep --out file")
+    parser.add_argument("--use", default=None, help="comma-separated subset of FEATURES")
+    parser.add_argument(
+        "--fit-on", choices=("tune", "report"), default=None, help="fit on this part only"
+    )
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = [
         json.loads(line) for line in args.features.read_text(encoding="utf-8").splitlines()
@@ -100,20 +145,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.sweep_row is not None:  # a sweep --out file: one configuration's features
         rows = rows[args.sweep_row]["confidence_features"]
     rows = [r for r in rows if r.get("answerable") is not None and r.get("features")]
-    x = np.array([[float(r["features"][f]) for f in FEATURES] for r in rows])
+    names = tuple(args.use.split(",")) if args.use else FEATURES
+    unknown = set(names) - set(FEATURES)
+    if unknown:
+        parser.error(f"--use: {sorted(unknown)} unknown; known {FEATURES}")
+    held_out(rows, names, args)
+    if args.fit_on:
+        rows = [r for r in rows if r.get("split") == args.fit_on]
+    x = np.array([[float(r["features"].get(f, 0.0)) for f in names] for r in rows])
     y = np.array([1.0 if r["answerable"] else 0.0 for r in rows])
     intercept, weights = fit_logistic(x, y, args.l2)
     prob = 1.0 / (1.0 + np.exp(-(intercept + x @ weights)))
-    top = x[:, FEATURES.index("top")]
+    top = np.array([float(r["features"]["top"]) for r in rows])  # for the passage floor
     strong, weak = choose_thresholds(prob, top, y, args.max_unanswerable_strong, args.passage_floor)
-    # rank AUC: how often an answerable case outscores an unanswerable one
-    pos, neg = prob[y == 1], prob[y == 0]
-    auc = float((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum())
-    auc /= max(len(pos) * len(neg), 1)
-    print(f"cases {len(rows)} (answerable {int(y.sum())}, unanswerable {int((1 - y).sum())})")
+    auc = rank_auc(prob, y)
+    print(
+        f"fitted on {args.fit_on or 'every case'}: {len(rows)} cases "
+        f"(answerable {int(y.sum())}, unanswerable {int((1 - y).sum())})"
+    )
     print(f"AUC {auc:.3f}; thresholds strong {strong} weak {weak} floor {args.passage_floor}")
     print(json.dumps(rates(prob, top, y, strong, weak, args.passage_floor), indent=1))
-    weights_src = ", ".join(f'"{f}": {w:.3f}' for f, w in zip(FEATURES, weights, strict=True))
+    weights_src = ", ".join(f'"{f}": {w:.3f}' for f, w in zip(names, weights, strict=True))
     print(
         f"ConfidenceBands(strong={strong}, weak={weak}, passage_floor={args.passage_floor}, "
         f'model=AnswerabilityModel(version="{args.version}", intercept={intercept:.3f}, '

@@ -82,6 +82,9 @@ class Observation:
     rewrite_baseline: float | None = None  # the message as written vs the human rewrite
     answer: str | None = None  # the stored reply text
     naive: NaiveResult | None = None  # the naive baselines on the same message
+    # the condensed-form retrieval's answerability features and probability (per-case output)
+    features: dict[str, float] = field(default_factory=dict)
+    answerability: float | None = None
 
     @property
     def ran(self) -> bool:
@@ -306,6 +309,8 @@ class CaseRunner:
             obs.leaks += _leaks(case, form, res, forbidden, ladder)
             if form == "condensed":
                 obs.latency.update(_retrieval_latency(res))
+                obs.features = {k: round(float(v), 5) for k, v in res.confidence_features.items()}
+                obs.answerability = res.answerability
         return obs
 
 

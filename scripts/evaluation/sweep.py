@@ -72,11 +72,27 @@ async def condensed_questions(cases: Sequence[EvalCase], router: Any, tuning: Tu
     return out
 
 
+def embedded_text(text: str, breadcrumb: str, mode: str) -> str:
+    """What is embedded for a chunk: `heading` (as ingestion does: the chunk text, which starts
+    with its nearest heading line), `breadcrumb` (the whole Title › Section path, then the text
+    without its heading line) or `none` (the text without its heading line)."""
+    if mode == "heading":
+        return text
+    first, sep, rest = text.partition("\n")
+    body = rest.lstrip("\n") if sep and first.lstrip().startswith("#") else text
+    return f"{breadcrumb}\n\n{body}" if mode == "breadcrumb" else body
+
+
 async def embed_chunks(
-    articles: Sequence[Article], embedder: Any, size: int, overlap: int, batch: int = 64
+    articles: Sequence[Article],
+    embedder: Any,
+    size: int,
+    overlap: int,
+    batch: int = 64,
+    mode: str = "heading",
 ) -> list[Chunk]:
     drafts = {a.id: chunk_article(a.title, a.body, size, overlap) for a in articles}
-    texts = [d.text for a in articles for d in drafts[a.id]]
+    texts = [embedded_text(d.text, d.breadcrumb, mode) for a in articles for d in drafts[a.id]]
     vectors: list[list[float]] = []
     for i in range(0, len(texts), batch):
         vectors += await embedder.embed_documents(texts[i : i + batch])
@@ -222,7 +238,7 @@ async def run(args: argparse.Namespace) -> None:
     for spec in args.chunks.split(","):
         size, overlap = (int(x) for x in spec.split("/"))
         t0 = time.perf_counter()
-        chunks = await embed_chunks(corpus.articles, embedder, size, overlap)
+        chunks = await embed_chunks(corpus.articles, embedder, size, overlap, mode=args.embed)
         print(
             f"chunks {size}/{overlap}: {len(chunks)} in {time.perf_counter() - t0:.0f}s",
             file=sys.stderr,
@@ -273,6 +289,7 @@ async def run(args: argparse.Namespace) -> None:
                 "split": args.split,
                 "cases": len(cases),
                 "chunks": f"{size}/{overlap}",
+                "embed": args.embed,
                 "n_chunks": len(chunks),
                 "knobs": recorded,
                 "metrics": score(ranked, cases),
@@ -285,7 +302,8 @@ async def run(args: argparse.Namespace) -> None:
             out.flush()
             m = row["metrics"]
             print(
-                f"  {size}/{overlap} {recorded}: dense {m['dense_chunks']['recall@5']:.3f} "
+                f"  {size}/{overlap} embed={args.embed} {recorded}: "
+                f"dense {m['dense_chunks']['recall@5']:.3f} "
                 f"bm25 {m['bm25_articles']['recall@5']:.3f} fused {m['fused']['recall@5']:.3f} "
                 f"rerank {m['fused_rerank']['recall@5']:.3f}",
                 file=sys.stderr,
@@ -306,6 +324,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dump", type=Path, default=None, help="per-case retrievals JSONL")
     parser.add_argument("--chunks", default="1200/150")
     parser.add_argument("--reranker", default=None)
+    parser.add_argument(
+        "--embed",
+        choices=("heading", "breadcrumb", "none"),
+        default="heading",
+        help="what a chunk's vector is computed from (see embedded_text)",
+    )
     parser.add_argument("--warm-baseline", action="store_true", help="cache the naive windows")
     parser.add_argument("--quick", action="store_true", help="only the current knobs")
     parser.add_argument("--grid", default=None, help="JSON list of knob dicts (replaces the grid)")

@@ -180,6 +180,14 @@ class OfflineReranker:
             self._cache.popitem(last=False)
         return out
 
+    async def embed_texts(self, texts: Sequence[str]) -> list[Sequence[float]]:
+        """Embeddings of arbitrary texts (sentences of passages), through the same bounded LRU
+        as passages: a knowledge base's sentences recur turn after turn."""
+        if self._embedder is None or not texts:
+            return []
+        width = self._embedder.dimensions
+        return await self._passage_vectors(texts, [None] * len(texts), width)
+
     async def features(
         self,
         query: str,
