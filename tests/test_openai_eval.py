@@ -17,7 +17,9 @@ from tests.test_eval_harness import CASES, CORPUS, _write_jsonl
 def test_the_eval_harness_runs_with_the_openai_provider(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("EMBEDDER", "fake")
+    # The real MiniLM: the answerability check reads sentence similarity, which the hashed
+    # bag-of-words fake cannot give, so with it every case ends in "none" and no answer is asked.
+    monkeypatch.setenv("EMBEDDER", "local")
     monkeypatch.delenv("MONGODB_URI", raising=False)
     corpus = _write_jsonl(tmp_path / "corpus.jsonl", CORPUS)
     cases = _write_jsonl(tmp_path / "cases.jsonl", CASES)

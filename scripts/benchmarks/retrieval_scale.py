@@ -109,7 +109,8 @@ class SizeBench:
                 stage: round(sum(v) / len(v), 2) if v else 0.0 for stage, v in self.hits.items()
             },
             "retrieve_confidence": self.bands,
-            "embedder_misses": self.embedder.misses,
+            "embedder_misses": self.embedder.misses,  # queries embedded again (must be 0)
+            "sentences_embedded": self.embedder.document_misses,  # the answerability check's
         }
 
 

@@ -221,7 +221,10 @@ def make_corpus(n_chunks: int, n_queries: int, seed: int = 7) -> Corpus:
 class PrecomputedEmbedder:
     """An `Embedder` that returns the vectors it was given (no model): retrieval without MiniLM.
 
-    Unknown texts get a deterministic random unit vector (counted in `misses`).
+    Unknown texts get a deterministic random unit vector. An unknown *query* is counted in
+    `misses` (retrieve() must reuse the query vector it was given); unknown document texts are
+    counted in `document_misses` — the sentences of top passages that the answerability check
+    embeds during a turn are expected there.
     """
 
     name = "precomputed"
@@ -230,17 +233,21 @@ class PrecomputedEmbedder:
     def __init__(self, vectors: dict[str, list[float]]) -> None:
         self._vectors = vectors
         self.misses = 0
+        self.document_misses = 0
 
-    def _vector(self, text: str) -> list[float]:
+    def _vector(self, text: str, *, query: bool) -> list[float]:
         known = self._vectors.get(text)
         if known is not None:
             return known
-        self.misses += 1
+        if query:
+            self.misses += 1
+        else:
+            self.document_misses += 1
         seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
         return [float(x) for x in unit_rows(np.random.default_rng(seed), 1)[0]]
 
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        return [self._vector(t) for t in texts]
+        return [self._vector(t, query=False) for t in texts]
 
     async def embed_query(self, text: str) -> list[float]:
-        return self._vector(text)
+        return self._vector(text, query=True)
