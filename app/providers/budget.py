@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from app.providers.errors import ProviderConfigError, ProviderError
+from app.providers.health import ProviderHealth
 from tuning import Tuning
 
 T = TypeVar("T")
@@ -235,3 +236,37 @@ async def call_with_retries(
             ) from cause
         tries += 1
         await asyncio.sleep(delay)
+
+
+def note_failure(breaker: CircuitBreaker, health: ProviderHealth, error: ProviderError) -> None:
+    """A failed provider call: opens the circuit on an outage (a fail-fast skip is not one) and
+    is counted in the provider's health."""
+    if error.kind != "circuit_open":
+        breaker.record(error)
+    health.failed(error)
+
+
+def note_success(breaker: CircuitBreaker, health: ProviderHealth) -> None:
+    breaker.record(None)
+    health.succeeded()
+
+
+async def guarded_call(
+    attempt: Attempt[T],
+    classify: Callable[[BaseException], Retryable],
+    policy: RetryPolicy,
+    breaker: CircuitBreaker,
+    health: ProviderHealth,
+    *,
+    provider: str,
+) -> T:
+    """`call_with_retries` behind the provider's circuit breaker, with the outcome recorded in
+    the breaker and the provider's health (what every adapter does around one request)."""
+    try:
+        breaker.check(provider)
+        result = await call_with_retries(attempt, classify, policy, provider=provider)
+    except ProviderError as exc:
+        note_failure(breaker, health, exc)
+        raise
+    note_success(breaker, health)
+    return result

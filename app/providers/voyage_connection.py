@@ -23,7 +23,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
-from app.providers.budget import CircuitBreaker, Retryable, RetryPolicy, call_with_retries
+from app.providers.budget import CircuitBreaker, Retryable, RetryPolicy, guarded_call
 from app.providers.errors import ProviderConfigError, ProviderError
 from app.providers.health import ProviderHealth
 
@@ -119,17 +119,9 @@ class VoyageConnection:
             finally:
                 voyageai.aiosession.reset(token)
 
-        try:
-            self.breaker.check("voyage")
-            result = await call_with_retries(attempt, classify, self.retry, provider="voyage")
-        except ProviderError as exc:
-            if exc.kind != "circuit_open":
-                self.breaker.record(exc)
-            self.health.failed(exc)
-            raise
-        self.breaker.record(None)
-        self.health.succeeded()
-        return result
+        return await guarded_call(
+            attempt, classify, self.retry, self.breaker, self.health, provider="voyage"
+        )
 
     async def aclose(self) -> None:
         if self._session is not None and not self._session.closed:

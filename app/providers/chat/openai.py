@@ -507,25 +507,15 @@ class OpenAIChatModel:
     # ------------------------------------------------------------------ plumbing
 
     def _failed(self, error: ProviderError) -> None:
-        if error.kind != "circuit_open":
-            self.breaker.record(error)
-        self.health.failed(error)
+        budget.note_failure(self.breaker, self.health, error)
 
     def _succeeded(self) -> None:
-        self.breaker.record(None)
-        self.health.succeeded()
+        budget.note_success(self.breaker, self.health)
 
     async def _call(self, attempt: budget.Attempt[Any]) -> Any:
-        try:
-            self.breaker.check("openai")
-            result = await budget.call_with_retries(
-                attempt, classify, self.retry, provider="openai"
-            )
-        except ProviderError as exc:
-            self._failed(exc)
-            raise
-        self._succeeded()
-        return result
+        return await budget.guarded_call(
+            attempt, classify, self.retry, self.breaker, self.health, provider="openai"
+        )
 
     def _url(self, path: str) -> str:
         return f"{self.base_url}/{path.lstrip('/')}"
