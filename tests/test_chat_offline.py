@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 
 import pytest
@@ -293,3 +294,48 @@ async def test_weak_answers_say_what_they_cover_and_what_is_missing() -> None:
     )
     assert reply.text.startswith("This is what I found in “Gadget sync”:")
     assert "don't mention Klingon" in reply.text and "person" in reply.text
+
+
+# --- extracts that answer at length, from pages converted to plain text ------------------------
+
+FAQ_PAGE = Passage(
+    id="faq#0",
+    doc_id="faq",
+    kind="doc",
+    title="Gadget help",
+    breadcrumb="Gadget help",
+    text="Home | Gadgets | Help | Contact\n"
+    "Gadget help\n"
+    "Skip to content\n"
+    "How long does the battery last?\n"
+    "The Gadget battery lasts about two years in normal use.\n"
+    "How do I reset the Gadget?\n"
+    "Hold the Gadget button for ten seconds until the light blinks.",
+)
+
+
+def test_plain_text_headings_and_menus_are_not_quoted_as_answers() -> None:
+    assert [t for t, *_ in split_sentences(FAQ_PAGE.text)] == [
+        "The Gadget battery lasts about two years in normal use.",
+        "Hold the Gadget button for ten seconds until the light blinks.",
+    ]
+    text = extract_answer("How do I reset the Gadget?", [FAQ_PAGE])
+    # the FAQ's own question is the heading of its answer: the answer is the line after it
+    assert text.startswith("Hold the Gadget button for ten seconds"), text
+    assert "?" not in text and "Home" not in text and "Skip to content" not in text
+
+
+def test_an_extract_gives_each_supporting_sentence_once() -> None:
+    body = (
+        "Gadget sync copies your settings to every Gadget on the account. "
+        "Sync runs every hour while the Gadget is online. "
+        "Sync settings are kept for thirty days after a Gadget is removed. "
+        "The sync log lists each sync run with its time and result."
+    )
+    first = Passage(id="a#0", doc_id="a", kind="doc", title="Sync", breadcrumb="Sync", text=body)
+    copy = dataclasses.replace(first, id="b#0", doc_id="b")  # the same page under two addresses
+    text = extract_answer("How does Gadget sync work and how often does sync run?", [first, copy])
+    assert "every hour" in text and "sync log" in text  # more than one sentence answers it
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        assert text.count(sentence.removesuffix(" [1].").rstrip(".")) == 1, text
+    assert check_citations(text, 2).valid == [1]
