@@ -339,3 +339,27 @@ def test_an_extract_gives_each_supporting_sentence_once() -> None:
     for sentence in re.split(r"(?<=[.!?])\s+", text):
         assert text.count(sentence.removesuffix(" [1].").rstrip(".")) == 1, text
     assert check_citations(text, 2).valid == [1]
+
+
+STEPS_WITH_DETAILS = Passage(
+    id="pair#1",
+    doc_id="pair",
+    kind="doc",
+    title="Pairing a Gadget",
+    breadcrumb="Pairing a Gadget",
+    text="## Pairing a Gadget\n\n"
+    "1. Open the Gadget app in one of these ways:\n\n"
+    "* from the home screen,\n* from the Settings menu.\n\n"
+    "2. Hold the pairing button ![button](img/pair.png) for five seconds.\n\n"
+    "    gadget pair --wait\n\n"
+    "3. Confirm the code shown on the Gadget.",
+)
+
+
+def test_a_numbered_procedure_stays_whole_across_sub_items_and_code() -> None:
+    text = extract_answer("How do I pair a Gadget?", [STEPS_WITH_DETAILS])
+    lines = text.splitlines()
+    assert lines[0] == "1. Open the Gadget app in one of these ways:", text
+    assert lines[1].startswith("   - from the home screen"), text  # the ways, under their step
+    assert lines[3] == "2. Hold the pairing button for five seconds.", text  # no image markup
+    assert lines[4] == "3. Confirm the code shown on the Gadget [1].", text

@@ -51,7 +51,8 @@ from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply,
 # gave 0.308; 5 at 0.4 gave 0.339, 6 at 0.3 with a 110-word budget 0.347 (median 90 tokens),
 # and anything longer stayed on that plateau, so the shortest of its best settings is kept.
 # Plain-text headings, FAQ questions and menu lines no longer quoted, and supporting sentences
-# kept to the best sentence's section when its heading names the question: 0.347 -> 0.362.
+# kept to the best sentence's section when its heading names the question: 0.347 -> 0.362;
+# numbered steps kept as one procedure across their sub-items and code, no image markup: 0.368.
 MAX_SENTENCES = 6
 MAX_ANSWER_WORDS = 110
 _SUPPORT_RATIO = 0.3
@@ -78,6 +79,7 @@ _STOP = frozenset(
 _WORD = re.compile(r"[a-z0-9][a-z0-9_]*", re.IGNORECASE)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+")
 _HEADING = re.compile(r"^\s*#{1,6}\s")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)\s]*\)")  # an image says nothing in a chat reply
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9])")
@@ -293,7 +295,7 @@ def _link(match: re.Match[str]) -> str:
 
 
 def _clean(text: str) -> str:
-    text = _LINK.sub(_link, text)
+    text = _LINK.sub(_link, _IMAGE.sub("", text))
     return " ".join(_EMPHASIS.sub("", text).split())
 
 
@@ -337,6 +339,7 @@ def split_sections(text: str) -> list[tuple[str, bool, int, bool, str]]:
     out: list[tuple[str, bool, int, bool, str]] = []
     table: list[str] = []
     block, was_item, heading = 0, False, ""
+    steps: tuple[int, int] | None = None  # (block, number) of the numbered list so far
     for raw in [*text.splitlines(), ""]:
         if raw.strip().startswith("|"):
             table.append(raw)
@@ -349,6 +352,7 @@ def split_sections(text: str) -> list[tuple[str, bool, int, bool, str]]:
         if _HEADING.match(raw):
             heading = _clean(raw.strip().lstrip("#"))
             block += 1
+            steps = None
             continue
         if _navigation(raw):
             block += 1
@@ -373,7 +377,13 @@ def split_sections(text: str) -> list[tuple[str, bool, int, bool, str]]:
                 pieces[-1] += " " + piece
             else:
                 pieces.append(piece)
-        out.extend((p, is_item, block, numbered, heading) for p in pieces if p)
+        where = block
+        if numbered and marker is not None:
+            number = int(marker.group(0).strip().rstrip(".)"))
+            if steps is not None and number == steps[1] + 1:
+                where = steps[0]  # step n+1 after step n's sub-items or code: the same list
+            steps = (where, number)
+        out.extend((p, is_item, where, numbered, heading) for p in pieces if p)
     return out
 
 
@@ -405,7 +415,16 @@ def _procedure(best: _Sentence, sentences: Sequence[_Sentence]) -> list[_Sentenc
     if len(lead) == 1 and len(lead[0].text.split()) <= 5:  # "To verify it:" needs its subject
         context = [s for s in same if s.index == lead[0].index - 1 and s.block == lead[0].block]
         lead = context + lead
-    return [*lead, *items[:MAX_STEPS]]
+    steps: list[_Sentence] = []
+    for item in items[:MAX_STEPS]:
+        steps.append(item)
+        if item.numbered and item.text.endswith(":"):  # "in one of these ways:" and its ways
+            following = [s for s in same if s.index > item.index]
+            for s in following[:MAX_STEPS]:
+                if not s.list_item or s.numbered:
+                    break
+                steps.append(s)
+    return [*lead, *steps]
 
 
 _JOINER = re.compile(r"(?:[,;]\s*)?(?:\b(?:or|and)\b)?[\s,;]*$", re.IGNORECASE)
@@ -462,8 +481,10 @@ def _render(chosen: Sequence[_Sentence]) -> str:
         elif text[-1:] not in ".!?:":
             text = text.rstrip(";,") + "."
         if s.list_item:
-            step += 1
-            out += ("\n" if out else "") + (f"{step}. " if s.numbered else "- ") + text
+            nested = not s.numbered and step > 0 and any(c.numbered for c in chosen)
+            step += 1 if s.numbered or not nested else 0
+            marker = f"{step}. " if s.numbered else ("   - " if nested else "- ")
+            out += ("\n" if out else "") + marker + text
         else:
             step = 0
             out += (" " if out and not out.endswith("\n") else "") + text
