@@ -363,3 +363,28 @@ def test_a_numbered_procedure_stays_whole_across_sub_items_and_code() -> None:
     assert lines[1].startswith("   - from the home screen"), text  # the ways, under their step
     assert lines[3] == "2. Hold the pairing button for five seconds.", text  # no image markup
     assert lines[4] == "3. Confirm the code shown on the Gadget [1].", text
+
+
+def test_a_procedure_brings_its_closing_sentence_and_a_run_on_line_is_no_support() -> None:
+    page = dataclasses.replace(
+        STEPS_WITH_DETAILS,
+        text=STEPS_WITH_DETAILS.text + "\n\nThe Gadget shows a green light once it is paired.\n\n"
+        "## Battery\n\nThe battery lasts two years.",
+    )
+    text = extract_answer("How do I pair a Gadget?", [page])
+    assert text.endswith("3. Confirm the code shown on the Gadget.\nThe Gadget shows a green light"
+                         " once it is paired [1].")  # fmt: skip
+    assert "battery" not in text  # the next section is not part of the procedure
+    infobox = Passage(
+        id="g#0",
+        doc_id="g",
+        kind="doc",
+        title="Gadget",
+        breadcrumb="Gadget",
+        text="The Gadget is a pocket tracker made by Gadget Works since 2019.\n"
+        "Gadget Type tracker Maker Gadget Works Released 2019 Weight 20 g Battery CR2032 "
+        "Range 100 m Colours black white red Price 25 USD Successor Gadget 2 Status active\n"
+        "The Gadget tracker pairs with phones over Bluetooth.",
+    )
+    text = extract_answer("What is the Gadget tracker?", [infobox])
+    assert "pocket tracker" in text and "Bluetooth" in text and "Weight" not in text, text

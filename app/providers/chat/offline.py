@@ -52,7 +52,8 @@ from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply,
 # and anything longer stayed on that plateau, so the shortest of its best settings is kept.
 # Plain-text headings, FAQ questions and menu lines no longer quoted, and supporting sentences
 # kept to the best sentence's section when its heading names the question: 0.347 -> 0.362;
-# numbered steps kept as one procedure across their sub-items and code, no image markup: 0.368.
+# numbered steps kept as one procedure across their sub-items and code, no image markup: 0.368;
+# supporting sentences that read as sentences, and a procedure's closing sentence: 0.3725.
 MAX_SENTENCES = 6
 MAX_ANSWER_WORDS = 110
 _SUPPORT_RATIO = 0.3
@@ -486,8 +487,9 @@ def _render(chosen: Sequence[_Sentence]) -> str:
             marker = f"{step}. " if s.numbered else ("   - " if nested else "- ")
             out += ("\n" if out else "") + marker + text
         else:
+            after_list = step > 0  # prose after a list starts its own line
             step = 0
-            out += (" " if out and not out.endswith("\n") else "") + text
+            out += ("\n" if after_list else " " if out and not out.endswith("\n") else "") + text
     return out
 
 
@@ -516,6 +518,26 @@ def _units(text: str) -> tuple[_Unit, ...]:
         for t, item, block, numbered, heading in split_sections(without_instructions(text))
         if len(t.split()) >= 3 or item
     )
+
+
+_CLOSED = re.compile(r"[.!?:;][\"'”’)]?$")
+_RUN_ON_WORDS = 25  # longer than this with no closing punctuation: a flattened table or infobox
+
+
+def _reads_as_sentence(s: _Sentence) -> bool:
+    """A supporting sentence must read as one: closed by punctuation, or short. A long run of
+    words with no full stop is a table or an infobox flattened to text (the best sentence may
+    still be one, when it is what matches the question)."""
+    return bool(_CLOSED.search(s.text)) or len(s.text.split()) <= _RUN_ON_WORDS
+
+
+def _closing(last: _Sentence, sentences: Sequence[_Sentence]) -> list[_Sentence]:
+    """The sentence right after a procedure in its section, which usually says what the steps
+    achieve or what to do next ("The policy is saved as a draft."), or nothing."""
+    after = next((s for s in sentences if s.passage == last.passage and s.index > last.index), None)
+    if after is None or after.list_item or after.heading != last.heading:
+        return []
+    return [] if after.text.endswith(":") else [after]
 
 
 def _repeats(s: _Sentence, chosen: Sequence[_Sentence]) -> bool:
@@ -587,7 +609,7 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
             best = steps
     procedure = _procedure(best, sentences)
     if procedure:
-        return _render(procedure)
+        return _render([*procedure, *_closing(procedure[-1], sentences)])
     chosen = [best]
 
     def on_topic(s: _Sentence) -> bool:
@@ -599,7 +621,12 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
     follower = next(
         (s for s in sentences if s.passage == best.passage and s.index == best.index + 1), None
     )
-    if follower and score(follower) >= 0.3 * score(best) > 0 and not follower.list_item:
+    if (
+        follower
+        and score(follower) >= 0.3 * score(best) > 0
+        and not follower.list_item
+        and _reads_as_sentence(follower)
+    ):
         chosen.append(follower)
     for s in sorted(sentences, key=lambda s: -score(s)):
         if (
@@ -609,7 +636,13 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
             or score(s) <= 0
         ):
             break
-        if s not in chosen and not s.list_item and not _repeats(s, chosen) and on_topic(s):
+        if (
+            s not in chosen
+            and not s.list_item
+            and _reads_as_sentence(s)
+            and not _repeats(s, chosen)
+            and on_topic(s)
+        ):
             chosen.append(s)
     chosen = [s for s in chosen if not s.text.endswith(":")] or [best]  # no dangling lead-ins
     chosen.sort(key=lambda s: (s.passage, s.index))
