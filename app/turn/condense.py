@@ -21,6 +21,7 @@ from typing import Any, Final, NamedTuple, Protocol
 
 from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
 from app.turn.identifiers import Identifiers, Vocabulary, generic_identifiers, generic_vocabulary
+from app.turn.language import first_person
 from app.turn.reference import with_reference
 from app.turn.router import Router, explicit_human_request, is_greeting, looks_like_acknowledgment
 
@@ -487,13 +488,6 @@ def trim_discourse_markers(text: str) -> str:
 
 # --- tools -------------------------------------------------------------------------------------
 
-# first-person possessives (en/de/fr): "where is my order" reads account data, "how long does
-# shipping take" does not
-_OWN = re.compile(
-    r"(?<!\w)(?:my|our|mine|ours|i|we|mein\w*|unser\w*|ich|wir|ma|mon|mes|notre|nos|je|nous)(?!\w)",
-    re.IGNORECASE,
-)
-
 
 def tools_for(
     text: str,
@@ -510,7 +504,7 @@ def tools_for(
     tools: list[str] = []
     if "order" in kinds:
         tools.append("lookupOrder")
-    elif intent == "order_status" and _OWN.search(text):
+    elif intent == "order_status" and first_person(text):
         tools.append("listRecentOrders")  # their own orders, not how shipping works
     if own_subscription:
         tools.append("lookupSubscription")
