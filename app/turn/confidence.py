@@ -217,6 +217,16 @@ def decide(
     return Confidence("none", p, f"answerability {p:.2f} < {bands.weak}{note}", features)
 
 
+def citation_floor(bands: ConfidenceBands) -> float:
+    """The lowest rerank score a passage of a strong answer may have (DESIGN 5.5: a strong answer
+    never cites a passage scored below the weak threshold). With a model, `weak` is a
+    probability, so the floor is `passage_floor` (a rerank score, set above any weak passage);
+    without one, `weak` is itself a rerank score and the floor is at least that."""
+    if bands.model is not None:
+        return bands.passage_floor
+    return max(bands.passage_floor, bands.weak)
+
+
 def confidence_band(top_score: float | None, reranker: str | None, tuning: Tuning) -> Band:
     """The band of a bare top rerank score against a reranker's thresholds: for a reranker
     without an answerability model only (with one, the thresholds are probabilities and
