@@ -452,6 +452,40 @@ def resolve_followup(
     return Rewrite(text, None)
 
 
+# --- discourse markers --------------------------------------------------------------------------
+
+# What a customer says *around* a question rather than the question: acknowledgments, fillers and
+# connectives at its start ("Ok. How do I…", "Great! One last thing, where…", "No, I meant…").
+# A standalone question does without them; they only pull its embedding towards small talk.
+# Language data (en/de/fr), no product or tenant words.
+# markers that may run straight into the question ("And what is…", "So it can…")
+_CONNECTIVE = r"and|but|so|then|also|oh|ah|hmm+|ok(?:ay)? so|und|et|alors"
+# words that only act as markers when punctuation closes them: "No, I meant…" but "No one can…"
+_INTERJECTION = (
+    r"ok(?:ay)?|great|thanks?(?: you)?|thx|cool|nice|perfect|awesome|alright|all right|i see|"
+    r"got it|understood|interesting|well|now|right|sure|yes|no|yeah|hi|hello|hey|"
+    r"one (?:last|more|other) (?:thing|question)|another question|last question|"
+    r"danke|gut|alles klar|ja|nein|merci|d'accord|bon|oui|non"
+)
+_LEADING_MARKERS = re.compile(
+    rf"^(?:(?:(?:{_CONNECTIVE})(?![\w'’-])[\s,.!:;-]*)|(?:(?:{_INTERJECTION})\s*[,.!:;-]+\s*))+",
+    re.IGNORECASE,
+)
+MIN_TRIMMED_WORDS: Final = 3  # "and for pro?" keeps its "and": the rest is too short to stand
+
+
+def trim_discourse_markers(text: str) -> str:
+    """`text` without the acknowledgments and connectives before its question, when at least
+    `MIN_TRIMMED_WORDS` words remain; else unchanged. The first remaining letter is capitalised."""
+    m = _LEADING_MARKERS.match(text)
+    if m is None or m.end() == 0:
+        return text
+    rest = text[m.end() :].strip()
+    if len(rest.split()) < MIN_TRIMMED_WORDS:
+        return text
+    return rest[:1].upper() + rest[1:]
+
+
 # --- tools -------------------------------------------------------------------------------------
 
 
@@ -564,7 +598,7 @@ async def condense_offline(
         rewrite = resolve_followup(
             text, _earlier_questions(history, prev_standalone), router.vocabulary
         )
-    standalone = rewrite.text or text
+    standalone = trim_discourse_markers(rewrite.text or text)
 
     detail = await router.route(standalone)
     intent, score = detail.intent, detail.intent_score
