@@ -109,8 +109,12 @@ class Tuning:
     atlas_bm25_overfetch: int = 2  # articles fetched before $lookup: ones without chunks drop out
     keyword_limit: int = 30  # BM25 articles fed to fusion
     ticket_limit: int = 20  # tickets fed to fusion
-    bm25_title_boost: float = 0.5  # a title is shared by many passages: body decides (sweep)
-    bm25_tags_boost: float = 1.0  # tags carry error codes verbatim; ×2 buried the body (sweep)
+    bm25_title_boost: float = 0.5  # titles: the body decides on external data (sweeps above)
+    # Tags carry error codes and product names verbatim: DESIGN 5.3's ×2. MT-RAG passages have
+    # no tags, so no external sweep can move it (the ×1 of the previous round changed with the
+    # title boost in one step and was never measured on its own; `--grid` with tags ×2 gives
+    # identical MT-RAG figures, see the issue-9 record above).
+    bm25_tags_boost: float = 2.0
 
     # --- rerank (DESIGN 5.5) ---
     rerank_shortlist: int = 20  # cross-attention is costly: rerank only the fused head

@@ -60,8 +60,14 @@ class OfflineWeights:
     code_hit: float = 1.0
     code_miss: float = 2.0
     code_weight: float = 2.0  # an identifier counts this many ordinary terms in `cov`
-    # + when the question asks for a price/duration/... and p has one (MT-RAG tune: 0.877 → 0.880)
-    answer_type: float = 1.0
+    # + when the question asks for a price/duration/... and p has one. Off: on the MT-RAG tune
+    # part it moved fused+rerank recall@5 by +0.003 (0.877 → 0.880 when added; 0.857 → 0.860
+    # re-measured this round, strong bands identical), under one case of 144; and product
+    # docs show some number, duration or step in nearly every passage, so the +1 lifts most
+    # of a shortlist at once and reorders it on noise (the seed check lost "how many days
+    # until they reach Germany?": every passage with a duration, firmware included, rose above
+    # the shipping table). The feature is still computed (`Features.answer_type`).
+    answer_type: float = 0.0
     # cosine of the question with the heading line alone: hurt on MT-RAG (0.877 → 0.854), so off
     heading_sem: float = 0.0
     heading_center: float = 0.4
