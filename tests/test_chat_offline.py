@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 
 import pytest
@@ -181,6 +182,12 @@ async def test_weak_confidence_is_hedged_and_nothing_relevant_is_honest() -> Non
     assert weak.text.endswith("I can connect you with a person.")
     empty = await OfflineChatModel().generate(request("What is the meaning of life?"))
     assert empty.text.startswith("I don't have enough information")
+    assert "connect you with a person" in empty.text  # plainly, and a person is offered
+    # passages that only share the topic, in the none band: still the plain reply, no extract
+    none = await OfflineChatModel().generate(
+        request("What does AUTH_302 mean?", [AUTH_302], confidence="none")
+    )
+    assert none.text == empty.text
 
 
 @pytest.mark.parametrize(
@@ -293,3 +300,97 @@ async def test_weak_answers_say_what_they_cover_and_what_is_missing() -> None:
     )
     assert reply.text.startswith("This is what I found in “Gadget sync”:")
     assert "don't mention Klingon" in reply.text and "person" in reply.text
+
+
+# --- extracts that answer at length, from pages converted to plain text ------------------------
+
+FAQ_PAGE = Passage(
+    id="faq#0",
+    doc_id="faq",
+    kind="doc",
+    title="Gadget help",
+    breadcrumb="Gadget help",
+    text="Home | Gadgets | Help | Contact\n"
+    "Gadget help\n"
+    "Skip to content\n"
+    "How long does the battery last?\n"
+    "The Gadget battery lasts about two years in normal use.\n"
+    "How do I reset the Gadget?\n"
+    "Hold the Gadget button for ten seconds until the light blinks.",
+)
+
+
+def test_plain_text_headings_and_menus_are_not_quoted_as_answers() -> None:
+    assert [t for t, *_ in split_sentences(FAQ_PAGE.text)] == [
+        "The Gadget battery lasts about two years in normal use.",
+        "Hold the Gadget button for ten seconds until the light blinks.",
+    ]
+    text = extract_answer("How do I reset the Gadget?", [FAQ_PAGE])
+    # the FAQ's own question is the heading of its answer: the answer is the line after it
+    assert text.startswith("Hold the Gadget button for ten seconds"), text
+    assert "?" not in text and "Home" not in text and "Skip to content" not in text
+
+
+def test_an_extract_gives_each_supporting_sentence_once() -> None:
+    body = (
+        "Gadget sync copies your settings to every Gadget on the account. "
+        "Sync runs every hour while the Gadget is online. "
+        "Sync settings are kept for thirty days after a Gadget is removed. "
+        "The sync log lists each sync run with its time and result."
+    )
+    first = Passage(id="a#0", doc_id="a", kind="doc", title="Sync", breadcrumb="Sync", text=body)
+    copy = dataclasses.replace(first, id="b#0", doc_id="b")  # the same page under two addresses
+    text = extract_answer("How does Gadget sync work and how often does sync run?", [first, copy])
+    assert "every hour" in text and "sync log" in text  # more than one sentence answers it
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        assert text.count(sentence.removesuffix(" [1].").rstrip(".")) == 1, text
+    assert check_citations(text, 2).valid == [1]
+
+
+STEPS_WITH_DETAILS = Passage(
+    id="pair#1",
+    doc_id="pair",
+    kind="doc",
+    title="Pairing a Gadget",
+    breadcrumb="Pairing a Gadget",
+    text="## Pairing a Gadget\n\n"
+    "1. Open the Gadget app in one of these ways:\n\n"
+    "* from the home screen,\n* from the Settings menu.\n\n"
+    "2. Hold the pairing button ![button](img/pair.png) for five seconds.\n\n"
+    "    gadget pair --wait\n\n"
+    "3. Confirm the code shown on the Gadget.",
+)
+
+
+def test_a_numbered_procedure_stays_whole_across_sub_items_and_code() -> None:
+    text = extract_answer("How do I pair a Gadget?", [STEPS_WITH_DETAILS])
+    lines = text.splitlines()
+    assert lines[0] == "1. Open the Gadget app in one of these ways:", text
+    assert lines[1].startswith("   - from the home screen"), text  # the ways, under their step
+    assert lines[3] == "2. Hold the pairing button for five seconds.", text  # no image markup
+    assert lines[4] == "3. Confirm the code shown on the Gadget [1].", text
+
+
+def test_a_procedure_brings_its_closing_sentence_and_a_run_on_line_is_no_support() -> None:
+    page = dataclasses.replace(
+        STEPS_WITH_DETAILS,
+        text=STEPS_WITH_DETAILS.text + "\n\nThe Gadget shows a green light once it is paired.\n\n"
+        "## Battery\n\nThe battery lasts two years.",
+    )
+    text = extract_answer("How do I pair a Gadget?", [page])
+    assert text.endswith("3. Confirm the code shown on the Gadget.\nThe Gadget shows a green light"
+                         " once it is paired [1].")  # fmt: skip
+    assert "battery" not in text  # the next section is not part of the procedure
+    infobox = Passage(
+        id="g#0",
+        doc_id="g",
+        kind="doc",
+        title="Gadget",
+        breadcrumb="Gadget",
+        text="The Gadget is a pocket tracker made by Gadget Works since 2019.\n"
+        "Gadget Type tracker Maker Gadget Works Released 2019 Weight 20 g Battery CR2032 "
+        "Range 100 m Colours black white red Price 25 USD Successor Gadget 2 Status active\n"
+        "The Gadget tracker pairs with phones over Bluetooth.",
+    )
+    text = extract_answer("What is the Gadget tracker?", [infobox])
+    assert "pocket tracker" in text and "Bluetooth" in text and "Weight" not in text, text

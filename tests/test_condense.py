@@ -20,6 +20,7 @@ from app.turn.condense import (
     condense,
     resolve_followup,
     subject_of,
+    trim_discourse_markers,
 )
 from app.turn.router import Router
 
@@ -138,6 +139,32 @@ def test_rewrites_only_use_words_the_conversation_said(
     said = {w.lower() for w in re.findall(r"[\w-]+", " ".join([message, *earlier]))}
     out = {w.lower() for w in re.findall(r"[\w-]+", resolve_followup(message, earlier).text)}
     assert out - said <= {"the", "regarding", "s"}  # connective words only, never a new fact
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("Ok. How do I get started?", "How do I get started?"),
+        ("Great! One last thing, where can I find the SDK?", "Where can I find the SDK?"),
+        ("Thanks, and how do I reset it?", "How do I reset it?"),
+        ("No, I meant the wall mount.", "I meant the wall mount."),
+        ("et où en est ma commande ?", "Où en est ma commande ?"),
+        # not markers: "No one", "Well known"; too little left: "and for pro?"
+        ("No one can log in to the panel", "No one can log in to the panel"),
+        ("Well known issue with panels?", "Well known issue with panels?"),
+        ("and for pro?", "and for pro?"),
+        ("Okay", "Okay"),
+    ],
+)
+def test_trim_discourse_markers(message: str, expected: str) -> None:
+    assert trim_discourse_markers(message) == expected
+
+
+async def test_standalone_drops_leading_acknowledgment(router: Router) -> None:
+    c = await condense("Thanks! How do I book a desk?", [], chat_model=None, router=router,
+                       prev_standalone=None)  # fmt: skip
+    assert c.standalone_question == "How do I book a desk?"
+    assert c.needs_retrieval
 
 
 # --- offline condensation --------------------------------------------------------------------

@@ -89,6 +89,14 @@ def test_products_from_tenant_data() -> None:
     assert GENERIC.products("two Room Panels") == []
 
 
+def test_product_aliases_become_the_product_name() -> None:
+    assert IDS.with_product_names("Unser Raumpanel blinkt") == "Unser Room Panel blinkt"
+    assert IDS.with_product_names("le panneau de salle et les kiosks") == (
+        "le Room Panel et les Visitor Kiosk"
+    )
+    assert GENERIC.with_product_names("the Raumpanel") == "the Raumpanel"
+
+
 def test_a_tenant_can_bring_its_own_order_format() -> None:
     data = generic_tenant().model_dump(by_alias=True)
     data["identifiers"]["order"] = {"pattern": r"#(?P<id>\d{5})\b", "format": "SO-{id}"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.turn.language import detect_language
+from app.turn.language import detect_language, first_person
 
 
 @pytest.mark.parametrize(
@@ -31,3 +31,20 @@ def test_detect_language(text: str, expected: str | None) -> None:
 
 def test_only_the_languages_asked_for() -> None:
     assert detect_language("Und wo ist meine Bestellung?", ("en", "fr")) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "own"),
+    [
+        ("When does my subscription renew?", True),
+        ("what plan are we on", True),
+        ("Wann verlängert sich unser Abo?", True),
+        ("Quand mon abonnement est-il renouvelé ?", True),
+        ("J'ai commandé trois panneaux", True),
+        ("What is the maximum current of the Lumo XL?", False),
+        ("How long does shipping take?", False),
+        ("Was kostet der Pro-Tarif?", False),
+    ],
+)
+def test_first_person(text: str, own: bool) -> None:
+    assert first_person(text) is own

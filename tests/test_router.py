@@ -22,6 +22,7 @@ from app.turn.router import (
     policy_phrase_intent,
     strip_amounts,
 )
+from app.turn.router import _group_balance as group_balance
 
 SEED_TENANT = load_tenant(_Path(__file__).resolve().parent.parent / "seed")
 INTENT_EXEMPLARS = SEED_TENANT.training_exemplars()
@@ -176,6 +177,39 @@ def test_softmax_model_separates_what_it_was_fitted_on() -> None:
     assert model.probabilities(x[-1])["b"] > 0.9
 
 
+def test_every_class_gets_the_overall_mix_of_groups() -> None:
+    """Six of eight German exemplars under one label would make German mean that label."""
+    labels = ["billing"] * 6 + ["trouble"] * 6
+    groups = ["de", "de", "de", "de", "en", "en", "de", "de", "en", "en", "en", "en"]
+    w = group_balance(labels, groups)
+    for label in ("billing", "trouble"):
+        mine = [i for i, lab in enumerate(labels) if lab == label]
+        assert sum(w[i] for i in mine) == pytest.approx(len(mine))  # a label's total is kept
+        german = sum(w[i] for i in mine if groups[i] == "de") / sum(w[i] for i in mine)
+        assert german == pytest.approx(6 / 12)  # the overall share of German exemplars
+
+
+def test_a_group_alone_no_longer_decides_the_label() -> None:
+    """Two languages, two labels, each label mostly in one language: weighted, a message with
+    the language direction only sits between the labels instead of on one side."""
+    rng = np.random.default_rng(1)
+    topic = {"a": np.eye(6)[0], "b": np.eye(6)[1]}
+    lang = {"en": np.eye(6)[2], "de": np.eye(6)[3]}
+    rows, labels, groups = [], [], []
+    for label, lg, n in (("a", "de", 9), ("a", "en", 1), ("b", "de", 1), ("b", "en", 9)):
+        for _ in range(n):
+            rows.append(topic[label] + 2 * lang[lg] + rng.normal(scale=0.05, size=6))
+            labels.append(label)
+            groups.append(lg)
+    x = np.asarray(rows)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    german_only = lang["de"] / np.linalg.norm(lang["de"])
+    plain = SoftmaxModel.fit(x, labels).probabilities(german_only)["a"]
+    balanced = SoftmaxModel.fit(x, labels, groups=groups).probabilities(german_only)["a"]
+    assert plain > 0.8
+    assert abs(balanced - 0.5) < abs(plain - 0.5) and abs(balanced - 0.5) < 0.2
+
+
 # --- routing logic with the fake embedder ----------------------------------------------------
 
 TINY = {
@@ -254,6 +288,28 @@ async def test_warm_then_classify(router: Router, embedder: FakeEmbedder) -> Non
     assert len(embedder.calls) == calls + 1
 
 
+async def test_a_product_alias_routes_as_the_product_name(
+    router: Router, embedder: FakeEmbedder
+) -> None:
+    await router.warm()
+    await router.route("Unser Raumpanel blinkt, was bedeutet das?")
+    assert embedder.calls[-1] == ["Unser Room Panel blinkt, was bedeutet das?"]
+
+
+async def test_a_subscription_lookup_needs_the_customer_to_speak_of_their_own(
+    embedder: FakeEmbedder,
+) -> None:
+    router = Router(
+        embedder,
+        tenant=SEED_TENANT,
+        intent_exemplars=TINY,
+        sentiment_exemplars=TINY_MOODS,
+        tool_exemplars={"lookupSubscription": ("my plan renewal date", "our plan renewal date")},
+    )
+    assert (await router.route("my plan renewal date")).own_subscription is True
+    assert (await router.route("plan renewal date")).own_subscription is False
+
+
 def test_unknown_labels_are_refused(embedder: FakeEmbedder) -> None:
     with pytest.raises(ValueError, match="unknown labels"):
         Router(embedder, intent_exemplars={"refund_now": ("x",)})
@@ -294,6 +350,22 @@ async def test_minilm_routes_own_examples(
 ) -> None:
     route = await minilm_router.classify(text)
     assert route.intent in allowed, route
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What is the maximum current of the Lumo XL?",  # a product the tenant file doesn't name
+        "how much does the pro plan cost",
+    ],
+)
+async def test_a_question_about_a_product_is_not_about_their_subscription(
+    minilm_router: Router, text: str
+) -> None:
+    detail = await minilm_router.route(text)
+    assert detail.own_subscription is False, detail
+    assert detail.intent not in minilm_router.escalating, detail
 
 
 @pytest.mark.slow

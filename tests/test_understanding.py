@@ -103,7 +103,7 @@ def test_do_that_on_the_mobile_app_keeps_the_action(api: Api) -> None:
     api.send(h, conv, "How do I check in to a meeting on the room panel?")
     meta = _meta(api.send(h, conv, "and how do I do that on the mobile app?"))
     assert meta["condensedQuestion"] == (
-        "and how do I check in to a meeting on the room panel on the mobile app?"
+        "How do I check in to a meeting on the room panel on the mobile app?"
     )
     assert meta["escalated"] is False
 

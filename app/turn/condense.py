@@ -21,6 +21,7 @@ from typing import Any, Final, NamedTuple, Protocol
 
 from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
 from app.turn.identifiers import Identifiers, Vocabulary, generic_identifiers, generic_vocabulary
+from app.turn.language import first_person
 from app.turn.reference import with_reference
 from app.turn.router import Router, explicit_human_request, is_greeting, looks_like_acknowledgment
 
@@ -451,14 +452,41 @@ def resolve_followup(
     return Rewrite(text, None)
 
 
-# --- tools -------------------------------------------------------------------------------------
+# --- discourse markers --------------------------------------------------------------------------
 
-# first-person possessives (en/de/fr): "where is my order" reads account data, "how long does
-# shipping take" does not
-_OWN = re.compile(
-    r"(?<!\w)(?:my|our|mine|ours|i|we|mein\w*|unser\w*|ich|wir|ma|mon|mes|notre|nos|je|nous)(?!\w)",
+# What a customer says *around* a question rather than the question: acknowledgments, fillers and
+# connectives at its start ("Ok. How do I…", "Great! One last thing, where…", "No, I meant…").
+# A standalone question does without them; they only pull its embedding towards small talk.
+# Language data (en/de/fr), no product or tenant words.
+# markers that may run straight into the question ("And what is…", "So it can…")
+_CONNECTIVE = r"and|but|so|then|also|oh|ah|hmm+|ok(?:ay)? so|und|et|alors"
+# words that only act as markers when punctuation closes them: "No, I meant…" but "No one can…"
+_INTERJECTION = (
+    r"ok(?:ay)?|great|thanks?(?: you)?|thx|cool|nice|perfect|awesome|alright|all right|i see|"
+    r"got it|understood|interesting|well|now|right|sure|yes|no|yeah|hi|hello|hey|"
+    r"one (?:last|more|other) (?:thing|question)|another question|last question|"
+    r"danke|gut|alles klar|ja|nein|merci|d'accord|bon|oui|non"
+)
+_LEADING_MARKERS = re.compile(
+    rf"^(?:(?:(?:{_CONNECTIVE})(?![\w'’-])[\s,.!:;-]*)|(?:(?:{_INTERJECTION})\s*[,.!:;-]+\s*))+",
     re.IGNORECASE,
 )
+MIN_TRIMMED_WORDS: Final = 3  # "and for pro?" keeps its "and": the rest is too short to stand
+
+
+def trim_discourse_markers(text: str) -> str:
+    """`text` without the acknowledgments and connectives before its question, when at least
+    `MIN_TRIMMED_WORDS` words remain; else unchanged. The first remaining letter is capitalised."""
+    m = _LEADING_MARKERS.match(text)
+    if m is None or m.end() == 0:
+        return text
+    rest = text[m.end() :].strip()
+    if len(rest.split()) < MIN_TRIMMED_WORDS:
+        return text
+    return rest[:1].upper() + rest[1:]
+
+
+# --- tools -------------------------------------------------------------------------------------
 
 
 def tools_for(
@@ -476,7 +504,7 @@ def tools_for(
     tools: list[str] = []
     if "order" in kinds:
         tools.append("lookupOrder")
-    elif intent == "order_status" and _OWN.search(text):
+    elif intent == "order_status" and first_person(text):
         tools.append("listRecentOrders")  # their own orders, not how shipping works
     if own_subscription:
         tools.append("lookupSubscription")
@@ -570,7 +598,7 @@ async def condense_offline(
         rewrite = resolve_followup(
             text, _earlier_questions(history, prev_standalone), router.vocabulary
         )
-    standalone = rewrite.text or text
+    standalone = trim_discourse_markers(rewrite.text or text)
 
     detail = await router.route(standalone)
     intent, score = detail.intent, detail.intent_score

@@ -52,6 +52,13 @@ class Identifiers:
             for m in self._products.finditer(text)
         ]
 
+    def with_product_names(self, text: str) -> str:
+        """The text with each product alias as the product's own name ("Raumpanel" -> "Room
+        Panel"): the name the exemplars use, whatever language the customer wrote in."""
+        if self._products is None:
+            return text
+        return self._products.sub(lambda m: self._product_names[m.group(1).casefold()], text)
+
     @property
     def kinds(self) -> tuple[IdentifierKind, ...]:
         return tuple(self._formats)

@@ -245,3 +245,17 @@ def detect_language(text: str, languages: Iterable[str] = ("en", "de", "fr")) ->
     if top < MIN_EVIDENCE or top <= runner_up:
         return None
     return best
+
+
+# first-person pronouns and possessives: "where is my order" asks about the customer's own data,
+# "how long does shipping take" does not
+_FIRST_PERSON: Final = re.compile(
+    r"(?<!\w)(?:my|our|mine|ours|i|we|mein\w*|unser\w*|ich|wir|ma|mon|mes|notre|nos|je|j|nous)"
+    r"(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def first_person(text: str) -> bool:
+    """Whether the customer speaks of themselves or their organisation (en, de, fr)."""
+    return bool(_FIRST_PERSON.search(text.replace("’", "'")))

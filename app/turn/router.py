@@ -23,8 +23,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -34,7 +36,7 @@ from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
 from app.tenant import POLICY_INTENTS, SENTIMENTS, Tenant, generic_tenant
 from app.turn.identifiers import Vocabulary
-from app.turn.language import detect_language
+from app.turn.language import detect_language, first_person
 from app.turn.spelling import Speller
 from tuning import TUNING
 
@@ -155,11 +157,14 @@ class SoftmaxModel:
         vectors: Matrix,
         labels: Sequence[str],
         *,
+        groups: Sequence[str] | None = None,
         l2: float = 1e-3,
         steps: int = 400,
         rate: float = 2.0,
         scale: float = 8.0,
     ) -> SoftmaxModel:
+        """`groups` (e.g. each exemplar's language) are reweighted to the same mix in every
+        class, so that the group alone says nothing about the label."""
         classes = tuple(sorted(set(labels)))
         index = {c: i for i, c in enumerate(classes)}
         x = np.hstack([vectors * scale, np.ones((len(vectors), 1))])
@@ -168,6 +173,8 @@ class SoftmaxModel:
         # classes with few exemplars weigh as much as crowded ones
         counts = y.sum(axis=0)
         sample_weight = (y / counts).sum(axis=1) * len(labels) / len(classes)
+        if groups is not None:
+            sample_weight = sample_weight * _group_balance(labels, groups)
         w = np.zeros((x.shape[1], len(classes)))
         velocity = np.zeros_like(w)
         for _ in range(steps):
@@ -181,6 +188,30 @@ class SoftmaxModel:
         x = np.append(vector * scale, 1.0)
         p = _softmax((x @ self.weights)[None, :])[0]
         return {label: float(p[i]) for i, label in enumerate(self.labels)}
+
+
+def _group_balance(labels: Sequence[str], groups: Sequence[str]) -> Matrix:
+    """Per-sample factors giving every label the overall mix of groups (its total unchanged).
+
+    With an English sentence embedder, German exemplars sit together whatever they ask; if one
+    intent had most of them, every German message would lean to that intent. Weighting each
+    (label, group) cell to the group's overall share removes that lean where a label has
+    exemplars in the group (a label with none there cannot be helped by weights).
+    """
+    n = len(labels)
+    overall = Counter(groups)
+    per_label = Counter(labels)
+    cell = Counter(zip(labels, groups, strict=True))
+    factors = [
+        (overall[g] / n) / (cell[(lab, g)] / per_label[lab])
+        for lab, g in zip(labels, groups, strict=True)
+    ]
+    out = np.asarray(factors, float)
+    # a label's own total weight stays what it was
+    for lab in per_label:
+        mask = np.asarray([x == lab for x in labels])
+        out[mask] *= mask.sum() / out[mask].sum()
+    return out
 
 
 def _softmax(z: Matrix) -> Matrix:
@@ -298,7 +329,10 @@ class Router:
                 moods = _normalise(
                     np.asarray(await self.embedder.embed_documents(mood_texts), float)
                 )
-                intent = await asyncio.to_thread(SoftmaxModel.fit, vectors[: len(texts)], labels)
+                languages = [self._language(t) for t in texts]
+                intent = await asyncio.to_thread(
+                    partial(SoftmaxModel.fit, groups=languages), vectors[: len(texts)], labels
+                )
                 subscription = None
                 if self._subscription:
                     positive = set(self._subscription)
@@ -308,6 +342,10 @@ class Router:
                     subscription = await asyncio.to_thread(SoftmaxModel.fit, vectors, sub_labels)
                 self._models = _Models(intent, subscription, (mood_labels, moods))
             return self._models
+
+    def _language(self, text: str) -> str:
+        """An exemplar's language for balancing the fit (the default when too short to tell)."""
+        return detect_language(text, self.tenant.locales) or self.tenant.default_locale
 
     async def classify(self, text: str) -> Route:
         """(intent, intent_score, sentiment) for one message."""
@@ -321,6 +359,7 @@ class Router:
             text = self.speller.repair(text)
         if not re.search(r"\w", text):
             return RouteDetail("other", 0.0, "neutral", "empty", None, ())
+        text = self.vocabulary.ids.with_product_names(text)
         models = await self._load()
         try:
             vector = await self.embedder.embed_query(strip_amounts(text))
@@ -334,7 +373,11 @@ class Router:
         top = tuple(sorted(probs.items(), key=lambda kv: -kv[1])[:3])
         own_subscription = False
         if models.subscription is not None and self.tenant.capabilities.subscriptions:
-            own_subscription = models.subscription.probabilities(query)["yes"] >= 0.7
+            # their OWN plan: "what is the maximum current of X" is near no subscription
+            # exemplar's topic, yet an unfamiliar message can land anywhere on a two-way model
+            own_subscription = models.subscription.probabilities(query)[
+                "yes"
+            ] >= 0.7 and first_person(text)
 
         intent, score, rule = self._apply_rules(text, self._decide(probs, text))
         mood = lexicon_sentiment(text)

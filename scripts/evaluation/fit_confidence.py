@@ -163,6 +163,18 @@ def main(argv: list[str] | None = None) -> int:
         f"fitted on {args.fit_on or 'every case'}: {len(rows)} cases "
         f"(answerable {int(y.sum())}, unanswerable {int((1 - y).sum())})"
     )
+    domains = np.array([r.get("domain") or "" for r in rows])
+    for d in sorted(set(domains) - {""}):  # does one threshold suit every collection?
+        m = domains == d
+        own, _ = choose_thresholds(
+            prob[m], top[m], y[m], args.max_unanswerable_strong, args.passage_floor
+        )
+        r = rates(prob[m], top[m], y[m], strong, 0.0, args.passage_floor)
+        print(
+            f"  {d}: its own strong threshold {own}; at the pooled one "
+            f"strong/answerable {r['strong_rate_answerable']:.3f}, "
+            f"strong/unanswerable {r['strong_rate_unanswerable']:.3f}"
+        )
     print(f"AUC {auc:.3f}; thresholds strong {strong} weak {weak} floor {args.passage_floor}")
     print(json.dumps(rates(prob, top, y, strong, weak, args.passage_floor), indent=1))
     weights_src = ", ".join(f'"{f}": {w:.3f}' for f, w in zip(names, weights, strict=True))
