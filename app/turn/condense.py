@@ -342,6 +342,12 @@ def _has_own_subject(message: str, before: int, ids: Identifiers, pronoun: str =
     return False
 
 
+def _leans_on_context(question: str, ids: Identifiers) -> bool:
+    """The question has a pronoun pointing outside it (nothing in it can be the referent)."""
+    m = _pronoun_at(question)
+    return m is not None and not _has_own_subject(question, m.start(), ids, m.group(1))
+
+
 def _plural(phrase: str) -> bool:
     head = phrase.split()[-1].lower() if phrase.split() else ""
     return " and " in phrase or (
@@ -413,7 +419,13 @@ def resolve_followup(
         return Rewrite(text, None)
     previous = earlier[0]
     vocab = vocab or generic_vocabulary()
-    subjects = [s for s in (subject_of(q, vocab.ids) for q in earlier) if s]
+    # a question that itself leans on an unresolved pronoun ("what is it called outside the
+    # USA?") is about the same thing as this one: its other nouns are not the referent
+    subjects = [
+        s
+        for s in (subject_of(q, vocab.ids) for q in earlier if not _leans_on_context(q, vocab.ids))
+        if s
+    ]
     subject = subjects[0] if subjects else None
 
     for pattern in _ELLIPSIS:
