@@ -73,6 +73,7 @@ def test_inspection_panel_shows_each_turn(live: bh.LiveApp, page: Any) -> None:
     escalated = finished_cards(page, 2).first
     text = escalated.locator("[data-field=escalation]").inner_text()
     assert "policy" in text and "CASE-" in text
+    assert escalated.locator("[data-field=why]").inner_text().strip() != ""  # the trace's why
     assert js_errors(page) == []
 
 

@@ -182,6 +182,12 @@ async def test_weak_confidence_is_hedged_and_nothing_relevant_is_honest() -> Non
     assert weak.text.endswith("I can connect you with a person.")
     empty = await OfflineChatModel().generate(request("What is the meaning of life?"))
     assert empty.text.startswith("I don't have enough information")
+    assert "connect you with a person" in empty.text  # plainly, and a person is offered
+    # passages that only share the topic, in the none band: still the plain reply, no extract
+    none = await OfflineChatModel().generate(
+        request("What does AUTH_302 mean?", [AUTH_302], confidence="none")
+    )
+    assert none.text == empty.text
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,9 @@ import pytest
 from app.turn.language import detect_language
 from tests.apihelp import Api, running_app
 
+ESCALATING = {"billing_dispute", "cancellation", "data_deletion", "human_handoff", "legal"}
+ESCALATING |= {"refund_request"}
+
 pytestmark = pytest.mark.slow
 
 
@@ -74,9 +77,48 @@ def test_renewal_is_looked_up_in_german_and_french(
 def test_questions_about_a_policy_are_answered(api: Api, text: str) -> None:
     h = api.session("cus_brightwater")
     conv = api.conversation(h)
-    meta = _meta(api.send(h, conv, text))
+    out = api.send(h, conv, text)
+    meta = _meta(out)
     assert meta["escalated"] is False, meta
+    assert meta["intent"] not in ESCALATING and meta["language"] == "en", meta
+    assert detect_language(out["reply"]["content"]) in ("en", None)
     assert api.escalations(conv) == []
+
+
+@pytest.mark.parametrize(
+    ("customer", "text", "language"),
+    [
+        ("cus_kesslervogt", "Wie sende ich ein defektes Raumpanel zurück?", "de"),
+        ("cus_marechal", "Comment retourner un panneau de salle défectueux ?", "fr"),
+    ],
+)
+def test_returning_hardware_is_answered_in_german_and_french(
+    api: Api, customer: str, text: str, language: str
+) -> None:
+    h = api.session(customer)
+    conv = api.conversation(h)
+    out = api.send(h, conv, text)
+    meta = _meta(out)
+    assert meta["escalated"] is False and meta["intent"] not in ESCALATING, meta
+    assert meta["language"] == language
+    assert detect_language(out["reply"]["content"]) in (language, None)
+    assert api.escalations(conv) == []
+
+
+def test_an_anonymous_product_question_is_not_an_account_lookup(api: Api) -> None:
+    """A question about a product's specification reads the docs; nothing asks the visitor to
+    sign in (the subscription model alone once sent such a question to the account)."""
+    h = api.session()
+    conv = api.conversation(h)
+    out = api.send(h, conv, "What is the maximum current of the Lumo XL?")
+    meta = _meta(out)
+    assert meta["tools"] == [] and meta["escalated"] is False, meta
+    assert "sign in" not in out["reply"]["content"].lower()
+    # their own subscription, anonymously: that is the lookup that needs a sign-in
+    out = api.send(h, conv, "When does my subscription renew?")
+    meta = _meta(out)
+    assert ("lookupSubscription", False, None) in _tools(meta)
+    assert "sign in" in out["reply"]["content"].lower()
 
 
 @pytest.mark.parametrize(
@@ -148,6 +190,39 @@ def test_order_status_in_the_customers_language(
     assert detect_language(content) in (language, None)  # no English appended
 
 
+@pytest.mark.parametrize(
+    ("customer", "first", "follow_up", "language", "order"),
+    [
+        (
+            "cus_kesslervogt",
+            "Und wo ist meine Bestellung?",
+            "Und wann kommt sie an?",
+            "de",
+            "ORD-1012",
+        ),
+        (
+            "cus_marechal",
+            "Et où en est ma commande ?",
+            "Et quand va-t-elle arriver ?",
+            "fr",
+            "ORD-1016",
+        ),
+    ],
+)
+def test_an_order_follow_up_in_german_and_french_looks_again(
+    api: Api, customer: str, first: str, follow_up: str, language: str, order: str
+) -> None:
+    h = api.session(customer)
+    conv = api.conversation(h)
+    api.send(h, conv, first)
+    out = api.send(h, conv, follow_up)
+    meta = _meta(out)
+    assert {t for t, found, _ in _tools(meta) if found} & {"listRecentOrders", "lookupOrder"}, meta
+    assert order in out["reply"]["content"] and meta["language"] == language
+    assert detect_language(out["reply"]["content"]) in (language, None)
+    assert meta["escalated"] is False
+
+
 def test_a_german_question_is_answered_from_the_german_article(api: Api) -> None:
     h = api.session("cus_kesslervogt")
     conv = api.conversation(h)
@@ -156,6 +231,7 @@ def test_a_german_question_is_answered_from_the_german_article(api: Api) -> None
     assert meta["language"] == "de" and meta["retrievalLocale"] == "de"
     assert "raumpanel-led-statuscodes" in [p["docId"] for p in meta["passages"]]
     assert detect_language(out["reply"]["content"]) == "de"
+    assert meta["intent"] not in ESCALATING and meta["escalated"] is False
 
 
 @pytest.mark.parametrize(

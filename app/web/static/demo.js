@@ -193,6 +193,9 @@
     if (m.escalated) {
       row('Escalated', h('span', { class: 'esc', 'data-field': 'escalation' }, `${m.escalationReason || 'yes'}${m.caseRef ? ' · ' + m.caseRef : ''}`));
     } else row('Escalated', h('span', { 'data-field': 'escalation' }, 'no'));
+    // why, from the same trace: the signal that decided, and what the confidence rests on
+    if (m.escalated && m.escalationExplanation) row('Why', h('span', { 'data-field': 'why' }, m.escalationExplanation));
+    if (m.confidenceReason) row('Confidence from', h('span', { 'data-field': 'confidence-reason' }, m.confidenceReason));
     if (m.model) row('Model', m.model);
     if (Array.isArray(m.citations) && m.citations.length) row('Cited', m.citations.map((c) => `[${c.n}] ${c.title}`).join(' · '));
     kids.push(dl);
