@@ -816,9 +816,12 @@ async def condense_offline(
         carried = carry_topic(text, users, router.vocabulary.ids)
         if carried is not None:
             rewrite = Rewrite(carried, "topic")
-    standalone = trim_discourse_markers(rewrite.text or text)
+    resolved = rewrite.text or text
+    # the router reads the resolved message as written (its exemplars keep their "and"/"und");
+    # the standalone question, which retrieval reads, drops the leading markers
+    standalone = trim_discourse_markers(resolved)
 
-    detail = await router.route(standalone)
+    detail = await router.route(resolved)
     intent, score = detail.intent, detail.intent_score
     if social:
         intent = "acknowledgment" if looks_like_acknowledgment(text) else "other"
