@@ -356,6 +356,24 @@ async def test_minilm_routes_own_examples(
 @pytest.mark.parametrize(
     "text",
     [
+        "who painted the ceiling of the old chapel",  # a question without "?"
+        "XRTBACKUP",  # a bare command or product code
+        "wie lange dauert die Lieferung",
+        "comment changer le mot de passe",
+        "error 4031 on login",
+    ],
+)
+async def test_minilm_never_takes_a_question_or_a_code_for_an_acknowledgment(
+    minilm_router: Router, text: str
+) -> None:
+    route = await minilm_router.classify(text)
+    assert route.intent != "acknowledgment", route
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "text",
+    [
         "What is the maximum current of the Lumo XL?",  # a product the tenant file doesn't name
         "how much does the pro plan cost",
     ],

@@ -114,6 +114,16 @@ _POSITIVE = _rx(
 _NEGATIVE_CONTEXT = _rx(
     r"\b(?:not|no|n't|never|still|but|doesn'?t|didn'?t|won'?t|can'?t|broken|error|fail\w*)\b"
 )
+# A message that opens like a question (en/de/fr interrogatives and the auxiliaries a question
+# starts with) asks something even without "?"; a token with a digit or an all-capital run
+# (an error code, a command, a product code) names something to look up. Neither is a bare
+# acknowledgment, whatever the classifier's nearest exemplar says.
+_QUESTION_OPENING = _rx(
+    r"^\W*(?:what|how|why|when|where|which|who|whom|whose|is|are|was|were|can|could|do|does|did|"
+    r"will|would|should|shall|may|might|has|have|had|wer|was|wann|wo|warum|wie|welche[rsmn]?|"
+    r"kann|gibt|qui|que|quoi|quand|où|pourquoi|comment|quel(?:le)?s?|est-ce)\b"
+)
+_IDENTIFIER_LIKE = re.compile(r"\b(?=\w*\d)\w{2,}\b|\b[A-Z]{3,}\b")
 
 
 def _shouting(text: str) -> bool:
@@ -426,7 +436,13 @@ class Router:
         """The most probable intent; an escalating one only above its minimum probability."""
         ranked = sorted(probs.items(), key=lambda kv: -kv[1])
         # a question, a long message or a complaint is never a bare acknowledgment
-        no_ack = "?" in text or len(text.split()) > 8 or bool(_NEGATIVE_CONTEXT.search(text))
+        no_ack = (
+            "?" in text
+            or len(text.split()) > 8
+            or bool(_NEGATIVE_CONTEXT.search(text))
+            or bool(_QUESTION_OPENING.match(text))
+            or bool(_IDENTIFIER_LIKE.search(text))
+        )
         for label, p in ranked:
             if label == "acknowledgment" and no_ack:
                 continue
