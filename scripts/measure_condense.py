@@ -66,7 +66,7 @@ async def _replay(case: dict[str, Any], router: Router) -> str:
     history: list[Turn] = []
     prev: str | None = None
     turns = [*case.get("history", []), {"role": "user", "content": case["message"]}]
-    standalone = case["message"]
+    standalone: str = case["message"]
     for turn in turns:
         if turn["role"] != "user":
             history.append(Turn(turn["role"], turn["content"]))

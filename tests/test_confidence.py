@@ -14,6 +14,7 @@ from app.turn.confidence import (
     Sentence,
     answerability_features,
     asked_types,
+    citation_floor,
     decide,
     sentence_match,
 )
@@ -155,3 +156,11 @@ def test_the_sentence_feature_moves_the_band() -> None:
     assert decide(question, with_answer, "offline", tuned).band == "strong"
     assert decide(question, topical, "offline", tuned).band == "none"
     assert answerability_features(question, with_answer)["sentence"] == 1.2
+
+
+def test_a_strong_answer_cites_nothing_below_the_weak_threshold() -> None:
+    # with a model, weak is a probability: the floor is the passage floor (a rerank score)
+    assert citation_floor(BANDS) == 0.5
+    # without one, weak is a rerank score, so it is the floor even when passage_floor is lower
+    assert citation_floor(ConfidenceBands(strong=0.6, weak=0.45)) == 0.45
+    assert citation_floor(ConfidenceBands(strong=0.6, weak=0.45, passage_floor=0.5)) == 0.5

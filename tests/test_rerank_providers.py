@@ -66,6 +66,32 @@ def test_blend_is_monotone_in_every_feature_and_centred() -> None:
     assert 0.0 <= blend(extreme, w) < 0.01
 
 
+# Made-up passages: one states a price; the others, like most help text, state durations.
+PRICED = "Plans › Prices\nThe Team plan is $12 per seat."
+TIMED = [
+    "Plans › Trials\nA trial lasts 14 days.",
+    "Plans › Upgrades\nAn upgrade takes effect within 5 minutes.",
+    "Plans › Renewals\nRenewal notices go out 30 days ahead.",
+]
+
+
+async def test_an_answer_type_counts_by_how_rare_it_is_among_the_candidates() -> None:
+    r = OfflineReranker(None)
+    texts = [PRICED, *TIMED]
+    # the only passage with a price gets the whole bonus for "how much"
+    price = await r.features("how much is the team plan", texts)
+    assert [f.answer_type for f in price] == [1.0, 0.0, 0.0, 0.0]
+    # a duration that every passage but the priced one shows says little about which answers
+    took = await r.features("how long does an upgrade take", texts)
+    assert [f.answer_type for f in took] == [0.0, pytest.approx(1 / 3)] + [pytest.approx(1 / 3)] * 2
+    # alone, a passage keeps the whole bonus; with rarity 0 the bonus is flat, as before
+    assert (await r.features("how long does an upgrade take", TIMED[:1]))[0].answer_type == 1.0
+    flat = OfflineReranker(None, dataclasses.replace(OfflineWeights(), answer_type_rarity=0.0))
+    assert [f.answer_type for f in await flat.features("how long", texts)] == [0.0, 1.0, 1.0, 1.0]
+    scores = await r.rerank("how much is the team plan", texts)
+    assert scores[0] == max(scores)
+
+
 async def test_offline_without_embedder_uses_words_only() -> None:
     r = OfflineReranker(None)
     scores = await r.rerank("reset password", [PASSWORD, SSO_302])

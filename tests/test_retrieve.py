@@ -112,6 +112,9 @@ async def test_happy_path_exposes_every_stage(local: LocalSearch) -> None:
     assert r.passages[0].hit.passage_id == "saml-signature-auth-302#1"
     assert r.top_rerank_score == pytest.approx(0.92)
     assert r.confidence == "strong"
+    # the shortlist's 0.2-scored passages are below the weak threshold (0.45): not cited
+    assert any((p.rerank_score or 0.0) < 0.45 for p in r.reranked)
+    assert all((p.rerank_score or 0.0) >= 0.45 for p in r.passages)
     assert r.reranker == "fake"
     assert set(r.latency_ms) == set(LATENCY_STAGES)
     assert all(v >= 0 for v in r.latency_ms.values())

@@ -14,9 +14,12 @@ there is nothing to resolve it leaves the message exactly as the customer wrote 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
+import math
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Final, NamedTuple, Protocol
 
 from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
@@ -342,6 +345,12 @@ def _has_own_subject(message: str, before: int, ids: Identifiers, pronoun: str =
     return False
 
 
+def _leans_on_context(question: str, ids: Identifiers) -> bool:
+    """The question has a pronoun pointing outside it (nothing in it can be the referent)."""
+    m = _pronoun_at(question)
+    return m is not None and not _has_own_subject(question, m.start(), ids, m.group(1))
+
+
 def _plural(phrase: str) -> bool:
     head = phrase.split()[-1].lower() if phrase.split() else ""
     return " and " in phrase or (
@@ -413,7 +422,13 @@ def resolve_followup(
         return Rewrite(text, None)
     previous = earlier[0]
     vocab = vocab or generic_vocabulary()
-    subjects = [s for s in (subject_of(q, vocab.ids) for q in earlier) if s]
+    # a question that itself leans on an unresolved pronoun ("what is it called outside the
+    # USA?") is about the same thing as this one: its other nouns are not the referent
+    subjects = [
+        s
+        for s in (subject_of(q, vocab.ids) for q in earlier if not _leans_on_context(q, vocab.ids))
+        if s
+    ]
     subject = subjects[0] if subjects else None
 
     for pattern in _ELLIPSIS:
@@ -450,6 +465,204 @@ def resolve_followup(
     if subject and _SUBJECTLESS.match(text) and subject.lower() not in text.lower():
         return Rewrite(_attach(text, subject), "subjectless")
     return Rewrite(text, None)
+
+
+# --- carrying the conversation's topic ---------------------------------------------------------
+
+# A follow-up with no pronoun to resolve may still lean on the conversation's topic ("What are the
+# differences between the lite and standard plan?" three turns into a talk about one product).
+# Whether to carry a topic, and which, is a small logistic model over the phrases the customer's
+# earlier turns named (our own light noun-phrase chunking, below), fitted and gated by
+# `python -m scripts.fit_rewrite` and stored with its version in `topic_carry.json`. The model is
+# applied only where the rules above changed nothing, and only when it is `enabled` (the fit
+# script enables it only if it gains on each held-out collection).
+
+CARRY_FILE: Final = Path(__file__).with_name("topic_carry.json")
+CARRY_LOOKBACK: Final = 4  # candidate phrases from the last 4 customer turns, and the first
+CARRY_FEATURES: Final = (
+    "pronoun",
+    "log_words",
+    "content_words",
+    "names_entity",
+    "question_word",
+    "log_turns",
+    "phrase_is_name",
+    "phrase_in_first",
+    "phrase_share",
+    "phrase_last",
+    "phrase_words",
+)
+_QUESTION_START = re.compile(
+    r"^\W*(?:what|how|why|when|where|which|who|whom|whose|is|are|was|were|can|could|do|does|"
+    r"did|will|would|should|shall|may|might|has|have|had)\b",
+    re.IGNORECASE,
+)
+
+
+class TopicCandidate(NamedTuple):
+    phrase: str
+    features: tuple[float, ...]  # in `CARRY_FEATURES` order
+
+
+@dataclasses.dataclass(frozen=True)
+class CarryModel:
+    """Logistic regression over standardised `CARRY_FEATURES`; fires at `threshold`."""
+
+    version: str
+    enabled: bool
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    threshold: float
+
+    def probability(self, features: Sequence[float]) -> float:
+        z = self.intercept + sum(
+            c * (x - m) / s
+            for c, x, m, s in zip(self.coef, features, self.mean, self.scale, strict=True)
+        )
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> CarryModel:
+        if tuple(raw["features"]) != CARRY_FEATURES:
+            raise ValueError(f"{CARRY_FILE.name}: features {raw['features']} != {CARRY_FEATURES}")
+        n = len(CARRY_FEATURES)
+        vectors = [tuple(float(x) for x in raw[k]) for k in ("mean", "scale", "coef")]
+        if any(len(v) != n for v in vectors) or any(s <= 0 for s in vectors[1]):
+            raise ValueError(f"{CARRY_FILE.name}: mean/scale/coef must be {n} numbers, scale > 0")
+        return cls(
+            version=str(raw["version"]),
+            enabled=bool(raw["enabled"]),
+            mean=vectors[0],
+            scale=vectors[1],
+            coef=vectors[2],
+            intercept=float(raw["intercept"]),
+            threshold=float(raw["threshold"]),
+        )
+
+
+@functools.cache
+def carry_model() -> CarryModel:
+    """The fitted model shipped with the code (validated on first use)."""
+    return CarryModel.from_json(json.loads(CARRY_FILE.read_text(encoding="utf-8")))
+
+
+# words that end a noun phrase besides `_STOP` and `_VERBS` (language data)
+_PHRASE_BREAK: Final = frozenset(
+    _words(
+        """through across between within without via per against among during before after
+        since until while because whether though although behind beyond besides inside outside
+        around toward towards upon onto versus vs etc instead whereas unless except okay cannot
+        difference differences"""
+    )
+)
+# a lower-case word right after these is a verb, not a noun: "I mount", "to pair", "we book"
+_VERB_BEFORE: Final = frozenset(_words("i we you they to please lets let's don't can't won't"))
+
+
+def topic_phrases(text: str) -> list[str]:
+    """The noun phrases a turn names: its proper names and codes, then each run of content words
+    (no function word, no common verb) of up to four words, in order of appearance."""
+    runs: list[str] = []
+    for clause in re.split(r"[,;:.?!()\"]+", text):
+        run: list[str] = []
+        toks = _tokens(clause)
+        for i, tok in enumerate([*toks, ""]):
+            low = tok.lower()
+            after_subject = i > 0 and toks[i - 1].lower() in _VERB_BEFORE  # "can I mount"
+            if tok and not after_subject and low not in _STOP | _VERBS | _PHRASE_BREAK:
+                run.append(tok)
+                continue
+            if run and len(run) <= 4 and len(" ".join(run)) > 2:
+                runs.append(" ".join(run))
+            run = []
+    return list(dict.fromkeys([*entity_spans(text), *runs]))
+
+
+def _word_in(word: str, text: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+def topic_candidates(
+    message: str, earlier: Sequence[str], ids: Identifiers | None = None
+) -> list[TopicCandidate]:
+    """Each phrase of the customer's earlier turns (oldest first) that the message does not
+    already name, with its `CARRY_FEATURES`."""
+    text = message.strip()
+    turns = [t for t in earlier if t.strip()]
+    if not turns or not text:
+        return []
+    ids = ids or generic_identifiers()
+    m = _pronoun_at(text)
+    pronoun = float(m is not None and not _has_own_subject(text, m.start(), ids, m.group(1)))
+    toks = _tokens(text)
+    message_features = (
+        pronoun,
+        math.log1p(len(toks)),
+        float(min(sum(t.lower() not in _STOP for t in toks), 10)),
+        float(bool(entity_spans(text) or find_identifiers(text, ids))),
+        float(_QUESTION_START.match(text) is not None),
+        math.log(len(turns)),
+    )
+    recent = set(range(max(0, len(turns) - CARRY_LOOKBACK), len(turns))) | {0}
+    seen: dict[str, int] = {}  # phrase -> index of the latest turn naming it
+    for i in sorted(recent):
+        for phrase in topic_phrases(turns[i]):
+            if not _word_in(phrase.split()[-1], text):
+                seen[phrase] = i
+    out = []
+    for phrase, i in seen.items():
+        head = phrase.split()[-1]
+        out.append(
+            TopicCandidate(
+                phrase,
+                (
+                    *message_features,
+                    float(bool(entity_spans(phrase)) or phrase[:1].isupper()),
+                    float(_word_in(phrase, turns[0])),
+                    sum(_word_in(head, t) for t in turns) / len(turns),
+                    float(i == len(turns) - 1),
+                    float(len(phrase.split())),
+                ),
+            )
+        )
+    return out
+
+
+def with_topic(message: str, phrase: str) -> str:
+    """The message carrying `phrase`: in place of its unresolved pronoun when there is one that
+    agrees, else attached at its end."""
+    text = message.strip()
+    m = _pronoun_at(text)
+    if (
+        m is not None
+        and m.group(1).lower() not in {"its", "their"}
+        and _agrees(m.group(1), phrase, generic_identifiers())
+    ):
+        replacement = _capitalise_like(phrase, m.group(1), at_start=m.start() == 0)
+        return text[: m.start()] + replacement + text[m.end() :]
+    return _attach(text, phrase)
+
+
+def carry_topic(
+    message: str,
+    earlier: Sequence[str],
+    ids: Identifiers | None = None,
+    model: CarryModel | None = None,
+) -> str | None:
+    """The message with the topic phrase the model is surest of, or None (not enabled, nothing
+    to carry, or no candidate reaches the model's threshold)."""
+    model = model or carry_model()
+    if not model.enabled:
+        return None
+    scored = [
+        (model.probability(c.features), c.phrase) for c in topic_candidates(message, earlier, ids)
+    ]
+    if not scored:
+        return None
+    p, phrase = max(scored)
+    return with_topic(message, phrase) if p >= model.threshold else None
 
 
 # --- discourse markers --------------------------------------------------------------------------
@@ -598,9 +811,17 @@ async def condense_offline(
         rewrite = resolve_followup(
             text, _earlier_questions(history, prev_standalone), router.vocabulary
         )
-    standalone = trim_discourse_markers(rewrite.text or text)
+    if rewrite.rule is None and not social:
+        users = [content for role, content in history if role == "user"]
+        carried = carry_topic(text, users, router.vocabulary.ids)
+        if carried is not None:
+            rewrite = Rewrite(carried, "topic")
+    resolved = rewrite.text or text
+    # the router reads the resolved message as written (its exemplars keep their "and"/"und");
+    # the standalone question, which retrieval reads, drops the leading markers
+    standalone = trim_discourse_markers(resolved)
 
-    detail = await router.route(standalone)
+    detail = await router.route(resolved)
     intent, score = detail.intent, detail.intent_score
     if social:
         intent = "acknowledgment" if looks_like_acknowledgment(text) else "other"

@@ -28,11 +28,6 @@ model over features of the whole retrieval, fitted on labelled answerable/unansw
                one that holds the answer has a *sentence* that says what the question asks
                (MT-RAG, rank AUC answerable vs not: 0.85 against 0.80 for `top`, and it holds
                in each domain; see tuning.py). 0 when no sentence could be embedded.
-    breadth    ln(1 + number of content terms in the standalone question): the more separate
-               things a question asks about, the less often one passage answers all of them
-               (multi-part and over-specified questions are the partial answers). A property of
-               the question alone, so it reads the same in every collection: rank AUC 0.64 and
-               0.58 in the two MT-RAG collections, same direction in each (see tuning.py).
 
     answerability = sigmoid(intercept + Σ wᵢ·featureᵢ)
 
@@ -68,7 +63,6 @@ FEATURES: tuple[str, ...] = (
     "agreement",
     "type_match",
     "sentence",
-    "breadth",
 )
 
 
@@ -156,7 +150,6 @@ def answerability_features(question: str, scored: Scored) -> dict[str, float]:
         "agreement": agreement,
         "type_match": type_match,
         "sentence": scored.sentence,
-        "breadth": math.log1p(len(terms)),
     }
 
 
@@ -222,6 +215,16 @@ def decide(
         )
         return Confidence("weak", p, why + note, features)
     return Confidence("none", p, f"answerability {p:.2f} < {bands.weak}{note}", features)
+
+
+def citation_floor(bands: ConfidenceBands) -> float:
+    """The lowest rerank score a passage of a strong answer may have (DESIGN 5.5: a strong answer
+    never cites a passage scored below the weak threshold). With a model, `weak` is a
+    probability, so the floor is `passage_floor` (a rerank score, set above any weak passage);
+    without one, `weak` is itself a rerank score and the floor is at least that."""
+    if bands.model is not None:
+        return bands.passage_floor
+    return max(bands.passage_floor, bands.weak)
 
 
 def confidence_band(top_score: float | None, reranker: str | None, tuning: Tuning) -> Band:

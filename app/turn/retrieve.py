@@ -32,7 +32,15 @@ from app.providers.rerank.offline import OfflineReranker
 from app.search.base import Hit, SearchBackend
 from app.search.filters import SearchFilter
 from app.search.text import sentences
-from app.turn.confidence import Band, Confidence, Scored, Sentence, decide, sentence_match
+from app.turn.confidence import (
+    Band,
+    Confidence,
+    Scored,
+    Sentence,
+    citation_floor,
+    decide,
+    sentence_match,
+)
 from app.turn.entitlement import filter_for_customer
 from app.turn.fuse import RANKERS, FusedCandidate, fuse
 from app.turn.rerank import (
@@ -321,7 +329,7 @@ async def _retrieve(
         bands = tuning.confidence.get(reranker.calibration or "") or tuning.confidence.get(
             tuning.confidence_fallback
         )
-        floor = bands.passage_floor if bands else 0.0
+        floor = citation_floor(bands) if bands else 0.0
         passages = [p for p in passages if (p.rerank_score or 0.0) >= floor]
     return replace(
         staged,

@@ -155,7 +155,7 @@ def features(r: dict[str, Any], idf: dict[str, float], unseen: float) -> dict[st
     f["miss_idf_top5"] = -max(miss_t, default=0.0)
     f["miss_idf_best_n"] = -max(miss_b, default=0.0) / (max(w.values(), default=1.0) or 1.0)
     f["n_terms_c"] = float(len(terms))
-    f["breadth"] = math.log1p(len(terms))  # as app/turn/confidence.py computes it
+    f["breadth"] = math.log1p(len(terms))  # how many separate things the question asks about
     f["n_terms_m"] = float(len(content_terms(r["message"])))
     f["cond_changed"] = float(r["condensed"].strip() != r["message"].strip())
     dense, bm25 = r["dense"], r["bm25"]

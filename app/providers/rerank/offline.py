@@ -60,8 +60,14 @@ class OfflineWeights:
     code_hit: float = 1.0
     code_miss: float = 2.0
     code_weight: float = 2.0  # an identifier counts this many ordinary terms in `cov`
-    # + when the question asks for a price/duration/... and p has one (MT-RAG tune: 0.877 → 0.880)
+    # + when the question asks for a price/duration/... and p has one, scaled by how rare that
+    # is among the other passages reranked with it (see `answer_type_rarity`)
     answer_type: float = 1.0
+    # The bonus is × (1 − share of the other candidates showing the type) ** this: product docs
+    # show a duration or a number in nearly every passage, so a flat bonus lifts most of a
+    # shortlist at once and reorders it on noise, while a price shown by two passages of
+    # twenty still says which ones answer "how much". 0 = the flat bonus.
+    answer_type_rarity: float = 1.0
     # cosine of the question with the heading line alone: hurt on MT-RAG (0.877 → 0.854), so off
     heading_sem: float = 0.0
     heading_center: float = 0.4
@@ -134,6 +140,19 @@ def _cosines(query: Sequence[float], passages: Sequence[Sequence[float]]) -> lis
     safe = np.where(norms > 0, norms, 1.0)
     sims = np.where(norms > 0, dots / safe, 0.0)
     return [float(x) for x in np.clip(sims, -1.0, 1.0)]
+
+
+def _rarity(shows: Sequence[Sequence[bool]], exponent: float) -> list[float]:
+    """Per asked type, (1 − the share of the *other* passages showing it) ** exponent, from a
+    passage's point of view that shows it (so a lone passage keeps the whole bonus)."""
+    if not shows or not shows[0]:
+        return []
+    n = len(shows)
+    out = []
+    for k in range(len(shows[0])):
+        others = (sum(1 for row in shows if row[k]) - 1) / (n - 1) if n > 1 else 0.0
+        out.append(max(0.0, 1.0 - others) ** exponent)
+    return out
 
 
 class OfflineReranker:
@@ -217,10 +236,16 @@ class OfflineReranker:
                 heading_sems = list(_cosines(qvec, hvecs))
         terms = content_terms(query)
         asked = asked_types(query)
+        shows = [[shows_type(k, text) for k in asked] for text in texts]
+        rarity = _rarity(shows, self.weights.answer_type_rarity)
         out = []
-        for sem, hsem, text in zip(sems, heading_sems, texts, strict=True):
+        for sem, hsem, text, shown_by in zip(sems, heading_sems, texts, shows, strict=True):
             cov, title, hit, miss = lexical_features(terms, text, self.weights.code_weight)
-            shown = sum(1 for k in asked if shows_type(k, text)) / len(asked) if asked else 0.0
+            shown = (
+                sum(r for r, s in zip(rarity, shown_by, strict=True) if s) / len(asked)
+                if asked
+                else 0.0
+            )
             out.append(
                 Features(
                     sem=sem,
