@@ -252,17 +252,12 @@ def test_picking_an_order_from_the_list_in_german_and_french(
 @pytest.mark.parametrize(
     ("customer", "first", "follow_up", "language", "order"),
     [
-        pytest.param(
+        (
             "cus_kesslervogt",
             "Und wo ist meine Bestellung?",
             "Und wann kommt sie an?",
             "de",
             "ORD-1012",
-            marks=pytest.mark.xfail(
-                strict=False,
-                reason="known: 'Wann kommt sie an?' ties billing_question with order_status on "
-                "the English embedder (German renewal exemplars start with 'wann'); no lookup",
-            ),
         ),
         (
             "cus_marechal",
