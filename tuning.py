@@ -87,8 +87,8 @@ class Tuning:
     #   (`repeatedTitle` ×0.5, own titles ×3) would leave MT-RAG exactly as it is and give the
     #   seed its titles back, but no external passage has an own title to set that ×3 on, and
     #   at ×1 already a title holding part of a code ("How auth works") outranks the article
-    #   carrying the code for every spelling of AUTH-302 (tests/test_search_analyzer.py, issue
-    #   12): not adopted. Not built: title ×0.5 for every title stays.
+    #   carrying the code for three spellings of AUTH-302, at ×2 for all five
+    #   (tests/test_search_analyzer.py, issue 12): not adopted; title ×0.5 for every title stays.
     #   tags ×2 (DESIGN 5.3): MT-RAG identical (no tags); see `bm25_tags_boost`.
     #   offline reranker answer-type bonus (fused+rerank recall@5 / MRR@10; strong bands were
     #     identical in every row: 39/74 answerable, 2/70 unanswerable): flat (as before) 0.860 /

@@ -3,8 +3,9 @@
 - Dense rankers: exact cosine over the stored vectors with numpy (the corpus is small; exact
   search is both faster to build and more accurate than an ANN graph at this size).
 - BM25 over whole articles with `bm25s`, one index per field, combined as
-  `t·BM25(title) + g·BM25(tags) + BM25(body)` (boosts t, g from tuning: 0.5 and 1, swept on
-  external data where many passages share a title). This is what the Atlas
+  `t·BM25(title) + g·BM25(tags) + BM25(body)` (boosts t, g from tuning: 0.5, swept on external
+  data whose passages open with their title, and DESIGN's 2, which no external set can move:
+  its passages have no tags). This is what the Atlas
   compound query computes (the sum of its `should` clause scores, each multiplied by its boost),
   and unlike repeating the title three times in one field it neither distorts body length
   normalisation nor lets BM25's term-frequency saturation swallow the boost.
