@@ -24,7 +24,7 @@ from typing import Any, Final, NamedTuple, Protocol
 
 from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
 from app.turn.identifiers import Identifiers, Vocabulary, generic_identifiers, generic_vocabulary
-from app.turn.language import first_person
+from app.turn.language import first_person, opens_as_question
 from app.turn.reference import with_reference
 from app.turn.router import Router, explicit_human_request, is_greeting, looks_like_acknowledgment
 
@@ -492,11 +492,6 @@ CARRY_FEATURES: Final = (
     "phrase_last",
     "phrase_words",
 )
-_QUESTION_START = re.compile(
-    r"^\W*(?:what|how|why|when|where|which|who|whom|whose|is|are|was|were|can|could|do|does|"
-    r"did|will|would|should|shall|may|might|has|have|had)\b",
-    re.IGNORECASE,
-)
 
 
 class TopicCandidate(NamedTuple):
@@ -602,7 +597,7 @@ def topic_candidates(
         math.log1p(len(toks)),
         float(min(sum(t.lower() not in _STOP for t in toks), 10)),
         float(bool(entity_spans(text) or find_identifiers(text, ids))),
-        float(_QUESTION_START.match(text) is not None),
+        float(opens_as_question(text)),
         math.log(len(turns)),
     )
     recent = set(range(max(0, len(turns) - CARRY_LOOKBACK), len(turns))) | {0}

@@ -259,3 +259,17 @@ _FIRST_PERSON: Final = re.compile(
 def first_person(text: str) -> bool:
     """Whether the customer speaks of themselves or their organisation (en, de, fr)."""
     return bool(_FIRST_PERSON.search(text.replace("’", "'")))
+
+
+# interrogatives and the auxiliaries a question starts with (en, de, fr)
+_QUESTION_OPENING: Final = re.compile(
+    r"^\W*(?:what|how|why|when|where|which|who|whom|whose|is|are|was|were|can|could|do|does|did|"
+    r"will|would|should|shall|may|might|has|have|had|wer|wann|wo|warum|wie|welche[rsmn]?|"
+    r"kann|gibt|qui|que|quoi|quand|où|pourquoi|comment|quel(?:le)?s?|est-ce)\b",
+    re.IGNORECASE,
+)
+
+
+def opens_as_question(text: str) -> bool:
+    """Whether the message is worded as a question, with or without a question mark."""
+    return bool(_QUESTION_OPENING.match(text))

@@ -36,7 +36,7 @@ from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
 from app.tenant import POLICY_INTENTS, SENTIMENTS, Tenant, generic_tenant
 from app.turn.identifiers import Vocabulary
-from app.turn.language import detect_language, first_person
+from app.turn.language import detect_language, first_person, opens_as_question
 from app.turn.spelling import Speller
 from tuning import TUNING
 
@@ -114,15 +114,10 @@ _POSITIVE = _rx(
 _NEGATIVE_CONTEXT = _rx(
     r"\b(?:not|no|n't|never|still|but|doesn'?t|didn'?t|won'?t|can'?t|broken|error|fail\w*)\b"
 )
-# A message that opens like a question (en/de/fr interrogatives and the auxiliaries a question
-# starts with) asks something even without "?"; a token with a digit or an all-capital run
-# (an error code, a command, a product code) names something to look up. Neither is a bare
-# acknowledgment, whatever the classifier's nearest exemplar says.
-_QUESTION_OPENING = _rx(
-    r"^\W*(?:what|how|why|when|where|which|who|whom|whose|is|are|was|were|can|could|do|does|did|"
-    r"will|would|should|shall|may|might|has|have|had|wer|was|wann|wo|warum|wie|welche[rsmn]?|"
-    r"kann|gibt|qui|que|quoi|quand|où|pourquoi|comment|quel(?:le)?s?|est-ce)\b"
-)
+# A message that opens like a question (`opens_as_question`) asks something even without "?"; a
+# token with a digit or an all-capital run (an error code, a command, a product code) names
+# something to look up. Neither is a bare acknowledgment, whatever the classifier's nearest
+# exemplar says.
 _IDENTIFIER_LIKE = re.compile(r"\b(?=\w*\d)\w{2,}\b|\b[A-Z]{3,}\b")
 
 
@@ -440,7 +435,7 @@ class Router:
             "?" in text
             or len(text.split()) > 8
             or bool(_NEGATIVE_CONTEXT.search(text))
-            or bool(_QUESTION_OPENING.match(text))
+            or opens_as_question(text)
             or bool(_IDENTIFIER_LIKE.search(text))
         )
         for label, p in ranked:
