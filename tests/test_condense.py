@@ -19,9 +19,12 @@ from app.turn.condense import (
     SYSTEM_PROMPT,
     CarryModel,
     Turn,
+    as_question,
+    carry_first_topic,
     carry_model,
     carry_topic,
     condense,
+    conversation_topic,
     resolve_followup,
     subject_of,
     topic_candidates,
@@ -185,6 +188,11 @@ async def test_standalone_drops_leading_acknowledgment(router: Router) -> None:
         ("I just look through the catalog for Desk Tags?", ["Desk Tags", "catalog"]),
         ("what is the difference between lite and standard plans?", ["lite", "standard plans"]),
         ("thanks, that is all", []),
+        # a common verb, a trailing participle or loose adjective ends the phrase
+        ("Where is the wall mount stored when the kiosk is shipped?", ["wall mount", "kiosk"]),
+        ("Are the Desk Tags plans available for teams?", ["Desk Tags", "Desk Tags plans", "teams"]),
+        ("what are the benefits of booking rooms", ["booking rooms"]),  # "benefits": an aspect
+        ("Is the data store backed up regularly?", ["data store"]),  # "store" a noun after "data"
     ],
 )
 def test_topic_phrases_are_noun_phrases(text: str, phrases: list[str]) -> None:
@@ -226,6 +234,73 @@ def test_with_topic_only_replaces_an_agreeing_pronoun() -> None:
     assert with_topic("are they waterproof?", "the Room Panel") == (
         "are they waterproof regarding the Room Panel?"
     )
+
+
+@pytest.mark.parametrize(
+    ("message", "earlier", "topic"),
+    [
+        # a name in the first turn beats a common noun phrase
+        ("Is it free?", ["Which kiosk plans does Room Panel have?", "And the prices?"],
+         "Room Panel"),
+        # no name: the phrase whose head the later turns repeat
+        ("Can I move it?", ["How do I mount a wall bracket on glass?", "is the bracket heavy?"],
+         "wall bracket"),
+        # what the message already names is not carried
+        ("Does the Room Panel need it?", ["Is Room Panel sold with PoE?"], "PoE"),
+        ("Is it free?", [], None),
+        ("thanks", ["thank you"], None),
+    ],
+)  # fmt: skip
+def test_conversation_topic(message: str, earlier: list[str], topic: str | None) -> None:
+    assert conversation_topic(message, earlier) == topic
+
+
+@pytest.mark.parametrize(
+    ("message", "earlier", "carried"),
+    [
+        ("Is it waterproof?", ["What is Room Panel?", "How many colours?"],
+         "Is Room Panel waterproof?"),
+        ("can they be recycled?", ["Tell me about desk tags", "How long do batteries last?"],
+         "can desk tags be recycled?"),
+        # the pronoun must agree: "it" is not "desk tags"
+        ("can it be recycled?", ["Tell me about desk tags"], None),
+        # a person, a possessive or a demonstrative is never filled with the topic
+        ("what did he say?", ["What is Room Panel?"], None),
+        ("what is its price?", ["What is Room Panel?"], None),
+        ("why is that?", ["What is Room Panel?"], None),
+        # a pronoun the message resolves itself, no pronoun at all, a new aspect
+        ("If the kiosk breaks, can I fix it?", ["What is Room Panel?"], None),
+        ("Is the kiosk free?", ["What is Room Panel?"], None),
+        ("what about it?", ["What is Room Panel?"], None),
+    ],
+)  # fmt: skip
+def test_carry_first_topic(message: str, earlier: list[str], carried: str | None) -> None:
+    assert carry_first_topic(message, earlier) == carried
+
+
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [
+        ("backups.", "What are backups?"),
+        ("Disaster recovery", "What is Disaster recovery?"),
+        ("SSO", "What is SSO?"),
+        ("Room Panel mounting", "What is Room Panel mounting?"),
+        # already a question, or a sentence, or too long
+        ("pricing?", None),
+        ("How much?", None),
+        ("I see", None),
+        ("install the app", None),  # a verb: an instruction, not a topic
+        ("thanks a lot", None),
+        ("the kiosks one", None),  # a pick from a list
+        ("is it", None),
+        ("monthly price for the kiosk", None),
+        ("ORD-1042", None),
+        ("Rechnung ändern", None),  # not English: no English frame around it
+        ("", None),
+    ],
+)
+def test_as_question_frames_only_bare_fragments(text: str, question: str | None) -> None:
+    assert as_question(text) == question
 
 
 def test_shipped_carry_model_is_valid_and_versioned() -> None:

@@ -24,7 +24,7 @@ from typing import Any, Final, NamedTuple, Protocol
 
 from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
 from app.turn.identifiers import Identifiers, Vocabulary, generic_identifiers, generic_vocabulary
-from app.turn.language import first_person, opens_as_question
+from app.turn.language import detect_language, first_person, opens_as_question
 from app.turn.reference import with_reference
 from app.turn.router import Router, explicit_human_request, is_greeting, looks_like_acknowledgment
 
@@ -556,6 +556,86 @@ _PHRASE_BREAK: Final = frozenset(
 _VERB_BEFORE: Final = frozenset(_words("i we you they to please lets let's don't can't won't"))
 
 
+def _verb_forms(base: str) -> set[str]:
+    """A regular English verb's forms: "store" → store, stores, stored, storing."""
+    forms = {base, base + "s", base + "es", base + "ed", base + "d", base + "ing"}
+    if base.endswith("e"):
+        forms.add(base[:-1] + "ing")
+    if base.endswith("y"):
+        forms |= {base[:-1] + "ies", base[:-1] + "ied"}
+    if re.fullmatch(r".*[^aeiou][aeiou][bdgmnprt]", base):
+        forms |= {base + base[-1] + "ed", base + base[-1] + "ing"}  # stop → stopped
+    return forms
+
+
+# common English verbs in all their forms: a topic phrase never runs through one (language data)
+_COMMON_VERBS: Final = frozenset(
+    {
+        form
+        for base in _words(
+            """be have do say get make go know take see come think look want give use find tell
+            ask work seem feel try leave call need become keep let begin show hear play run move
+            live believe hold bring happen write provide sit stand lose pay meet include continue
+            set learn change lead understand watch follow stop create speak read allow add spend
+            grow open walk win offer remember love consider appear buy wait serve die send expect
+            build stay fall cut reach kill remain suggest raise pass sell require report decide
+            pull develop install configure enable disable delete remove update upgrade connect
+            store support manage protect scan track estimate compare improve increase reduce
+            handle cause prevent treat define design mean cost found exist belong depend contain
+            involve affect apply explain describe choose deal join return start end finish check
+            enter receive produce replace share save fix help"""
+        )
+        for form in _verb_forms(base)
+    }
+    | set(
+        _words(
+            """was were been being am is are did done does had has said made went gone knew known
+            took taken saw seen came thought given gave told felt left kept began begun shown
+            heard ran held brought wrote written sat stood lost paid met led understood spent grew
+            won bought sent built fell chose chosen dealt"""
+        )
+    )
+)
+# words that are nouns as often as verbs: inside a phrase ("data store") they stay nouns
+_NOUN_OR_VERB: Final = frozenset(
+    _words("support update store design cost end start return use work change help fix check")
+    + _words("report plan set scan share track cause")
+)
+# adjectives and adverbs that trail or lead a phrase without being its topic ("plans available")
+_LOOSE_MODIFIERS: Final = frozenset(
+    _words(
+        """available better best possible important popular similar different good bad new old
+        free easy hard big small large long high low true false ready alive likely now today"""
+    )
+)
+# heads that name an aspect of a topic rather than a topic ("the benefits", "the steps")
+_ASPECT_HEADS: Final = _VAGUE_HEADS | frozenset(
+    _words(
+        """implications details detail steps step issues issue limitations limitation benefits
+        benefit advantages advantage disadvantages disadvantage options option information
+        practices practice approach method methods features feature level levels kinds aspects
+        aspect problem problems"""
+    )
+)
+
+
+def _is_participle(tok: str) -> bool:
+    return re.fullmatch(r"[a-z]{3,}(?:ed|ing)", tok) is not None
+
+
+def _close_phrase(run: list[str]) -> str | None:
+    """A finished run of content words as a topic phrase, or None (too long, too short, an
+    aspect rather than a topic). Loose modifiers and trailing participles are dropped."""
+    while run and (run[-1].lower() in _LOOSE_MODIFIERS or _is_participle(run[-1])):
+        run = run[:-1]
+    while run and run[0].lower() in _LOOSE_MODIFIERS:
+        run = run[1:]
+    phrase = " ".join(run)
+    if not run or len(run) > 4 or len(phrase) <= 2 or run[-1].lower() in _ASPECT_HEADS:
+        return None
+    return phrase
+
+
 def topic_phrases(text: str) -> list[str]:
     """The noun phrases a turn names: its proper names and codes, then each run of content words
     (no function word, no common verb) of up to four words, in order of appearance."""
@@ -566,13 +646,17 @@ def topic_phrases(text: str) -> list[str]:
         for i, tok in enumerate([*toks, ""]):
             low = tok.lower()
             after_subject = i > 0 and toks[i - 1].lower() in _VERB_BEFORE  # "can I mount"
-            if tok and not after_subject and low not in _STOP | _VERBS | _PHRASE_BREAK:
+            verb = (low in _COMMON_VERBS or low in _VERBS) and not (run and low in _NOUN_OR_VERB)
+            adverb = len(low) >= 6 and low.endswith("ly") and tok.islower()
+            if tok and not (after_subject or verb or adverb or low in _STOP | _PHRASE_BREAK):
                 run.append(tok)
                 continue
-            if run and len(run) <= 4 and len(" ".join(run)) > 2:
-                runs.append(" ".join(run))
+            phrase = _close_phrase(run)
+            if phrase is not None:
+                runs.append(phrase)
             run = []
-    return list(dict.fromkeys([*entity_spans(text), *runs]))
+    names = [e for e in entity_spans(text) if e.lower() not in _COMMON_VERBS]
+    return list(dict.fromkeys([*names, *runs]))
 
 
 def _word_in(word: str, text: str) -> bool:
@@ -658,6 +742,102 @@ def carry_topic(
         return None
     p, phrase = max(scored)
     return with_topic(message, phrase) if p >= model.threshold else None
+
+
+def _names_thing(phrase: str) -> bool:
+    """A proper name, a product or an acronym rather than a common noun phrase."""
+    return bool(entity_spans(phrase)) or phrase[:1].isupper() or bool(re.search("[A-Z]{2}", phrase))
+
+
+def conversation_topic(message: str, earlier: Sequence[str]) -> str | None:
+    """What the conversation is about, as the customer's first turn named it, or None.
+
+    Among the first turn's phrases that the message does not already name (no content word in
+    common), a name comes first ("IBM Cloud" over "pricing plans"), then the phrase whose head
+    the later turns repeat most, then the longer one.
+    """
+    turns = [t for t in earlier if t.strip()]
+    if not turns:
+        return None
+    candidates = [
+        p
+        for p in topic_phrases(turns[0])
+        if not any(_word_in(w, message) for w in p.split() if w.lower() not in _STOP)
+    ]
+    if not candidates:
+        return None
+
+    def rank(phrase: str) -> tuple[bool, int, int]:
+        head = phrase.split()[-1]
+        return _names_thing(phrase), sum(_word_in(head, t) for t in turns), len(phrase.split())
+
+    return max(candidates, key=rank)
+
+
+# the pronouns a topic may fill: a person is never guessed, nor a possessive, and "this"/"that"
+# more often point at the last answer than at the conversation's topic
+_TOPIC_PRONOUNS: Final = frozenset({"it", "they", "them"})
+
+
+def carry_first_topic(
+    message: str, earlier: Sequence[str], ids: Identifiers | None = None
+) -> str | None:
+    """The message with its unresolved pronoun replaced by the conversation's topic
+    (`conversation_topic`), when the topic agrees with it; else None.
+
+    For a pronoun the earlier questions did not resolve: "Is it free?" three turns into a talk
+    opened by "What is Cloud X?" → "Is Cloud X free?". Only "it", "they" and "them"
+    (`_TOPIC_PRONOUNS`), and nothing is attached to a message that has no pronoun: whether a
+    new short question belongs to the old topic is for the customer to say.
+    """
+    text = message.strip()
+    ids = ids or generic_identifiers()
+    if any(p.match(text) for p in _ELLIPSIS):
+        return None  # "what about security?": a new aspect or a new topic, not ours to guess
+    m = _pronoun_at(text)
+    if m is None or m.group(1).lower() not in _TOPIC_PRONOUNS:
+        return None
+    if _has_own_subject(text, m.start(), ids, m.group(1)):
+        return None
+    topic = conversation_topic(text, earlier)
+    if topic is None or not _agrees(m.group(1), topic, ids):
+        return None
+    replacement = _capitalise_like(topic, m.group(1), at_start=m.start() == 0)
+    return text[: m.start()] + replacement + text[m.end() :]
+
+
+FRAGMENT_MAX_WORDS: Final = 3  # "backups.", "Disaster recovery": a topic named, not yet asked
+_NOT_A_FRAGMENT = re.compile(
+    r"^(?:i|we|you|my|our|please|thanks?|ok(?:ay)?|yes|no|sure|great|cool|nice)\b", re.IGNORECASE
+)
+
+
+def as_question(text: str, ids: Identifiers | None = None) -> str | None:
+    """A bare English noun-phrase fragment as the question it stands for: "backups." → "What are
+    backups?", "Disaster recovery" → "What is Disaster recovery?"; else None.
+
+    Only up to `FRAGMENT_MAX_WORDS` words with no question form, no pronoun, no identifier, no
+    verb and no other language's letters; "the second one" (a pick from a list) stays as it is.
+    Nothing is added but the question's frame.
+    """
+    core = text.strip().rstrip("?.!…: ").strip()
+    words = core.split()
+    if not words or len(words) > FRAGMENT_MAX_WORDS or text.strip().endswith("?"):
+        return None
+    if opens_as_question(core) or _NOT_A_FRAGMENT.match(core) or _PRONOUN.search(core):
+        return None
+    if not core.isascii() or detect_language(core) not in (None, "en"):
+        return None
+    ids = ids or generic_identifiers()
+    toks = _tokens(core)
+    if len(toks) != len(words) or find_identifiers(core, ids):
+        return None  # punctuation inside ("Major. minor"), or an order/case reference
+    lows = [t.lower() for t in toks]
+    if lows[-1] in {"one", "ones"} or any(w in _STOP - _DETERMINERS for w in lows):
+        return None
+    if any(w in _COMMON_VERBS and w not in _NOUN_OR_VERB for w in lows):
+        return None
+    return f"{'What are' if _plural(core) else 'What is'} {core}?"
 
 
 # --- discourse markers --------------------------------------------------------------------------
@@ -808,9 +988,13 @@ async def condense_offline(
         )
     if rewrite.rule is None and not social:
         users = [content for role, content in history if role == "user"]
-        carried = carry_topic(text, users, router.vocabulary.ids)
+        carried = carry_first_topic(text, users, router.vocabulary.ids) or carry_topic(
+            text, users, router.vocabulary.ids
+        )
         if carried is not None:
             rewrite = Rewrite(carried, "topic")
+        elif (question := as_question(text, router.vocabulary.ids)) is not None:
+            rewrite = Rewrite(question, "question_form")
     resolved = rewrite.text or text
     # the router reads the resolved message as written (its exemplars keep their "and"/"und");
     # the standalone question, which retrieval reads, drops the leading markers
