@@ -15,6 +15,11 @@ held out in turn), and the final model fitted on both (in-sample numbers, labell
 direction gains over the unchanged message: a decision that helps one collection and hurts the
 other is not one to ship.
 
+With `--fragments` it instead sweeps `condense.FRAGMENT_MAX_WORDS` (how long a bare fragment may
+be and still be framed as a question; 0 = never): every case is replayed through the offline
+condenser at each value, the value is chosen on one collection and read on the other, both ways,
+and the value that is best on both together is printed (set it in `condense.py` by hand).
+
 The data sets are read only to measure and fit a dozen numbers; nothing here copies them.
 """
 
@@ -34,7 +39,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from app.providers.embeddings.fake import FakeEmbedder  # noqa: E402
 from app.providers.embeddings.local_minilm import MiniLMEmbedder  # noqa: E402
+from app.tenant import load_tenant  # noqa: E402
+from app.turn import condense  # noqa: E402
 from app.turn.condense import (  # noqa: E402
     CARRY_FEATURES,
     CARRY_FILE,
@@ -42,7 +50,8 @@ from app.turn.condense import (  # noqa: E402
     topic_candidates,
     with_topic,
 )
-from scripts.measure_condense import EVAL_DIR, _read  # noqa: E402
+from app.turn.router import Router  # noqa: E402
+from scripts.measure_condense import EVAL_DIR, _read, _replay  # noqa: E402
 
 VERSION = "carry-1"
 THRESHOLDS = [round(0.5 + 0.02 * i, 2) for i in range(23)]  # 0.50 .. 0.94
@@ -141,6 +150,55 @@ def _row(name: str, cases: list[Case], model: CarryModel) -> dict[str, Any]:
     }
 
 
+FRAGMENT_WORDS = [0, 1, 2, 3, 4, 5]
+
+
+async def sweep_fragments(
+    sets: dict[str, list[dict[str, Any]]], embedder: MiniLMEmbedder
+) -> dict[str, Any]:
+    """Mean cosine per collection at each `FRAGMENT_MAX_WORDS`, chosen on one, read on the other.
+    The router only routes (the standalone question does not depend on its embedder), so a fake
+    embedder keeps the replay fast; the cosines are MiniLM's."""
+    router = Router(FakeEmbedder(), tenant=load_tenant(ROOT / "seed"))
+    shipped = condense.FRAGMENT_MAX_WORDS
+    means: dict[int, dict[str, float]] = {}
+    try:
+        for k in FRAGMENT_WORDS:
+            condense.FRAGMENT_MAX_WORDS = k  # a script sweeping one constant, not a test
+            means[k] = {}
+            for name, rows in sets.items():
+                ours = [await _replay(row, router) for row in rows]
+                gold = [row["expect"]["rewrite"] for row in rows]
+                vectors = np.array(await embedder.embed_documents(ours + gold))
+                n = len(rows)
+                means[k][name] = float((vectors[:n] * vectors[n:]).sum(1).mean())
+            print(
+                f"  FRAGMENT_MAX_WORDS {k}: "
+                + ", ".join(f"{s} {v:.4f}" for s, v in means[k].items())
+            )
+    finally:
+        condense.FRAGMENT_MAX_WORDS = shipped
+    report: dict[str, Any] = {"means": means, "held_out": {}}
+    names = list(sets)
+    for fit_on in names:
+        read_on = next(n for n in names if n != fit_on)
+        best = max(FRAGMENT_WORDS, key=lambda k: means[k][fit_on])
+        gain = means[best][read_on] - means[0][read_on]
+        report["held_out"][f"{fit_on}->{read_on}"] = {"chosen": best, "gain": round(gain, 4)}
+        print(
+            f"fit on {fit_on}: {best} words; {read_on} (held out) {means[0][read_on]:.4f} → "
+            f"{means[best][read_on]:.4f} ({gain:+.4f})"
+        )
+    sizes = {name: len(rows) for name, rows in sets.items()}
+    both = max(
+        FRAGMENT_WORDS,
+        key=lambda k: sum(means[k][n] * sizes[n] for n in names) / sum(sizes.values()),
+    )
+    report["both"] = both
+    print(f"best on both together: {both} words (shipped: {shipped})")
+    return report
+
+
 async def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--cloud", type=Path, default=EVAL_DIR / "rewrite_cloud_cases.jsonl")
@@ -149,10 +207,18 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument(
         "--write", action="store_true", help=f"store the final model in {CARRY_FILE.name}"
     )
+    parser.add_argument(
+        "--fragments", action="store_true", help="sweep condense.FRAGMENT_MAX_WORDS instead"
+    )
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
     embedder = MiniLMEmbedder()
+    if args.fragments:
+        rows = {"cloud": _read(args.cloud, None), "clapnq": _read(args.clapnq, None)}
+        report = await sweep_fragments(rows, embedder)
+        print(f"({time.perf_counter() - started:.0f} s)")
+        return report
     sets = {
         "cloud": await build(_read(args.cloud, None), embedder),
         "clapnq": await build(_read(args.clapnq, None), embedder),

@@ -16,6 +16,7 @@ from app.turn.clamp import INTENTS
 from app.turn.condense import (
     CARRY_FEATURES,
     CONDENSE_SCHEMA,
+    FRAGMENT_MAX_WORDS,
     SYSTEM_PROMPT,
     CarryModel,
     Turn,
@@ -282,10 +283,10 @@ def test_carry_first_topic(message: str, earlier: list[str], carried: str | None
     ("text", "question"),
     [
         ("backups.", "What are backups?"),
-        ("Disaster recovery", "What is Disaster recovery?"),
+        ("Pricing", "What is Pricing?"),
         ("SSO", "What is SSO?"),
-        ("Room Panel mounting", "What is Room Panel mounting?"),
-        # already a question, or a sentence, or too long
+        # already a question, or a sentence, or longer than `FRAGMENT_MAX_WORDS` (1)
+        ("Disaster recovery", None),
         ("pricing?", None),
         ("How much?", None),
         ("I see", None),
@@ -301,6 +302,12 @@ def test_carry_first_topic(message: str, earlier: list[str], carried: str | None
 )
 def test_as_question_frames_only_bare_fragments(text: str, question: str | None) -> None:
     assert as_question(text) == question
+
+
+def test_as_question_stops_at_fragment_max_words() -> None:
+    assert FRAGMENT_MAX_WORDS == 1  # chosen by `python -m scripts.fit_rewrite --fragments`
+    assert as_question("Room Panel mounting") is None
+    assert as_question("Room") == "What is Room?"
 
 
 def test_shipped_carry_model_is_valid_and_versioned() -> None:
