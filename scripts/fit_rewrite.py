@@ -30,6 +30,7 @@ import asyncio
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,6 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from app.providers.embeddings.fake import FakeEmbedder  # noqa: E402
 from app.providers.embeddings.local_minilm import MiniLMEmbedder  # noqa: E402
 from app.tenant import load_tenant  # noqa: E402
 from app.turn import condense  # noqa: E402
@@ -153,13 +153,28 @@ def _row(name: str, cases: list[Case], model: CarryModel) -> dict[str, Any]:
 FRAGMENT_WORDS = [0, 1, 2, 3, 4, 5]
 
 
+class _Memo:
+    """MiniLM with a per-run memo of query vectors: the router sees the same turns at each value."""
+
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner, self.name, self.dimensions = inner, inner.name, inner.dimensions
+        self._seen: dict[str, list[float]] = {}
+
+    async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return await self.inner.embed_documents(texts)
+
+    async def embed_query(self, text: str) -> list[float]:
+        if text not in self._seen:
+            self._seen[text] = await self.inner.embed_query(text)
+        return self._seen[text]
+
+
 async def sweep_fragments(
     sets: dict[str, list[dict[str, Any]]], embedder: MiniLMEmbedder
 ) -> dict[str, Any]:
-    """Mean cosine per collection at each `FRAGMENT_MAX_WORDS`, chosen on one, read on the other.
-    The router only routes (the standalone question does not depend on its embedder), so a fake
-    embedder keeps the replay fast; the cosines are MiniLM's."""
-    router = Router(FakeEmbedder(), tenant=load_tenant(ROOT / "seed"))
+    """Mean cosine per collection at each `FRAGMENT_MAX_WORDS`, chosen on one, read on the other
+    (the router is the real one: a fragment it reads as a request is not framed)."""
+    router = Router(_Memo(embedder), tenant=load_tenant(ROOT / "seed"))
     shipped = condense.FRAGMENT_MAX_WORDS
     means: dict[int, dict[str, float]] = {}
     try:

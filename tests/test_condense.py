@@ -285,8 +285,10 @@ def test_carry_first_topic(message: str, earlier: list[str], carried: str | None
         ("backups.", "What are backups?"),
         ("Pricing", "What is Pricing?"),
         ("SSO", "What is SSO?"),
-        # already a question, or a sentence, or longer than `FRAGMENT_MAX_WORDS` (1)
-        ("Disaster recovery", None),
+        ("Disaster recovery", "What is Disaster recovery?"),
+        ("Room Panel wall mounts", "What are Room Panel wall mounts?"),
+        # already a question, or a sentence, or longer than `FRAGMENT_MAX_WORDS` (4)
+        ("Room Panel wall mount colours", None),
         ("pricing?", None),
         ("How much?", None),
         ("I see", None),
@@ -304,10 +306,26 @@ def test_as_question_frames_only_bare_fragments(text: str, question: str | None)
     assert as_question(text) == question
 
 
+@pytest.mark.parametrize(("message", "standalone"), [("refund", "refund"), ("human", "human")])
+async def test_a_fragment_read_as_a_request_keeps_its_word(
+    router: Router, message: str, standalone: str
+) -> None:
+    c = await condense(message, [], chat_model=None, router=router, prev_standalone=None)
+    assert c.intent in {"refund_request", "human_handoff"}
+    assert c.standalone_question == standalone
+
+
+async def test_a_topic_fragment_is_framed_as_a_question(router: Router) -> None:
+    earlier = [Turn("user", "How do I export my booking data?")]
+    c = await condense("backups.", earlier, chat_model=None, router=router, prev_standalone=None)
+    assert c.standalone_question == "What are backups?"
+    assert c.needs_retrieval
+
+
 def test_as_question_stops_at_fragment_max_words() -> None:
-    assert FRAGMENT_MAX_WORDS == 1  # chosen by `python -m scripts.fit_rewrite --fragments`
-    assert as_question("Room Panel mounting") is None
-    assert as_question("Room") == "What is Room?"
+    assert FRAGMENT_MAX_WORDS == 4  # chosen by `python -m scripts.fit_rewrite --fragments`
+    assert as_question("desk tag battery life") == "What is desk tag battery life?"
+    assert as_question("desk tag battery life span") is None
 
 
 def test_shipped_carry_model_is_valid_and_versioned() -> None:

@@ -807,9 +807,9 @@ def carry_first_topic(
     return text[: m.start()] + replacement + text[m.end() :]
 
 
-# "backups.", "Pricing": a topic named, not yet asked. Chosen on the MT-RAG rewrite sets by
-# `python -m scripts.fit_rewrite --fragments` (held out both ways: see README)
-FRAGMENT_MAX_WORDS = 1
+# "backups.", "Disaster recovery": a topic named, not yet asked. Chosen on the MT-RAG rewrite
+# sets by `python -m scripts.fit_rewrite --fragments` (held out both ways: see README)
+FRAGMENT_MAX_WORDS = 4
 _NOT_A_FRAGMENT = re.compile(
     r"^(?:i|we|you|my|our|please|thanks?|ok(?:ay)?|yes|no|sure|great|cool|nice)\b", re.IGNORECASE
 )
@@ -817,7 +817,7 @@ _NOT_A_FRAGMENT = re.compile(
 
 def as_question(text: str, ids: Identifiers | None = None) -> str | None:
     """A bare English noun-phrase fragment as the question it stands for: "backups." → "What are
-    backups?", "SSO" → "What is SSO?"; else None.
+    backups?", "Disaster recovery" → "What is Disaster recovery?"; else None.
 
     Only up to `FRAGMENT_MAX_WORDS` words with no question form, no pronoun, no identifier, no
     verb and no other language's letters; "the second one" (a pick from a list) stays as it is.
@@ -996,8 +996,6 @@ async def condense_offline(
         )
         if carried is not None:
             rewrite = Rewrite(carried, "topic")
-        elif (question := as_question(text, router.vocabulary.ids)) is not None:
-            rewrite = Rewrite(question, "question_form")
     resolved = rewrite.text or text
     # the router reads the resolved message as written (its exemplars keep their "and"/"und");
     # the standalone question, which retrieval reads, drops the leading markers
@@ -1012,6 +1010,10 @@ async def condense_offline(
     ids = router.vocabulary.ids
     if intent in _INFORMATIONAL and ids.first(text, "error_code"):
         intent = "troubleshooting"  # a customer quoting an error code is reporting a fault
+    if rewrite.rule is None and not social and not human and intent in _ASKS_TO_KNOW:
+        # a one-word topic ("backups.") becomes the question it stands for; the router read it
+        # as written, and a fragment it reads as a request ("refund") keeps the customer's word
+        standalone = as_question(standalone, ids) or standalone
 
     identifiers = list(dict.fromkeys(ids.values(text) + ids.values(standalone)))
     order_id = next((i for i in identifiers if ids.kind_of(i) == "order"), None)
@@ -1041,6 +1043,8 @@ async def condense_offline(
 
 
 _INFORMATIONAL: Final = frozenset({"feature_question", "account", "other", "how_to"})
+# intents that ask to know something, not for an action or the customer's own data
+_ASKS_TO_KNOW: Final = _INFORMATIONAL | {"troubleshooting", "billing_question"}
 
 
 def _model_messages(
