@@ -238,6 +238,20 @@ def test_with_topic_only_replaces_an_agreeing_pronoun() -> None:
 
 
 @pytest.mark.parametrize(
+    ("message", "standalone"),
+    [
+        ("Is it free?", "Is the Room Panel free?"),  # "it" is the panel
+        ("Is it free to cancel?", "Is it free to cancel?"),  # "it" is cancelling
+        ("Is it possible?", "Is it possible?"),
+    ],
+)
+def test_it_before_an_adjective_is_a_thing_unless_a_clause_follows(
+    message: str, standalone: str
+) -> None:
+    assert resolve_followup(message, "How do I mount the Room Panel?").text == standalone
+
+
+@pytest.mark.parametrize(
     ("message", "earlier", "topic"),
     [
         # a name in the first turn beats a common noun phrase

@@ -76,8 +76,11 @@ _STOP: Final = frozenset(
 _DETERMINERS: Final = frozenset(_words("a an the my our your this that these those"))
 _PRONOUN = re.compile(r"\b(it|its|they|them|their|this|that|these|those|he|she|him|her)\b", re.I)
 _DUMMY_IT = re.compile(
-    r"\b(?:is it|it is|it's|it was|was it|will it be) (?:possible|ok|okay|fine|true|normal|safe|"
-    r"necessary|worth|too late|likely|better|allowed|required|mandatory|free)\b|"
+    r"\b(?:is it|it is|it's|it was|was it|will it be) (?:possible|ok|okay|fine|true|too late|"
+    r"likely|better)\b|"
+    # "is it free to cancel?" is about cancelling; "is it free?" about a thing named before
+    r"\b(?:is it|it is|it's|it was|was it|will it be) (?:normal|safe|necessary|worth|allowed|"
+    r"required|mandatory|free)\s+(?:to|that|if|when|for|because)\b|"
     r"\bit (?:seems|looks like|turns out|says|said)\b|\bmake it (?:work|happen)\b",
     re.IGNORECASE,
 )
