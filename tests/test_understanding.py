@@ -283,14 +283,22 @@ def test_an_order_follow_up_in_german_and_french_looks_again(
 
 
 def test_a_german_question_is_answered_from_the_german_article(api: Api) -> None:
+    """The extract quotes what the LED article says about blinking yellow (under its heading),
+    not the setup article's sentence that merely names the Raumpanel."""
     h = api.session("cus_kesslervogt")
     conv = api.conversation(h)
     out = api.send(h, conv, "Was bedeutet es, wenn das Raumpanel gelb blinkt?")
     meta = _meta(out)
     assert meta["language"] == "de" and meta["retrievalLocale"] == "de"
     assert "raumpanel-led-statuscodes" in [p["docId"] for p in meta["passages"]]
-    assert detect_language(out["reply"]["content"]) == "de"
+    content = out["reply"]["content"]
+    assert detect_language(content) == "de"
     assert meta["intent"] not in ESCALATING and meta["escalated"] is False
+    assert "Gelb" in content and "blinkend" in content, content
+    assert "Netzwerkverbindung" in content or "IP-Adresse" in content, content
+    assert "Touchdisplay" not in content, content  # the setup article's introduction
+    cited = {c["docId"] for c in meta["citations"]}
+    assert cited == {"raumpanel-led-statuscodes"}, meta["citations"]
 
 
 @pytest.mark.parametrize(
