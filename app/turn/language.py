@@ -293,8 +293,11 @@ _ABOUT_A_THING: Final = re.compile(
     r"|^\W*est-ce\s+qu(?:e\s+|')(?:le|la|les|l'|un|une|il\s+y\s+a)",
     re.IGNORECASE,
 )
-# the company addressed as the one to act: "can you…", "können Sie…", "pouvez-vous…"
-_ADDRESSED: Final = re.compile(r"\b(?:you|vous)\b|(?<=\w )Sie\b", re.IGNORECASE)
+# the company addressed as the one to act ("can you…", "können Sie…", "pouvez-vous…"), or the
+# customer as the one acted on ("can the team refund me?")
+_ADDRESSED: Final = re.compile(
+    r"\b(?:you|vous|me|us|mich|mir|uns|moi)\b|(?<=\w )Sie\b", re.IGNORECASE
+)
 
 
 def asks_about_a_thing(text: str) -> bool:

@@ -9,8 +9,14 @@ Two layers, checked in this order:
    tenant's exemplar utterances (`exemplars:` in the tenant file), fitted when the router warms
    up. An escalating intent must also reach `tuning.escalation_min_probability` (fitted on a
    development split, see scripts/fit_router.py); below it the best non-escalating intent wins,
-   so a near neighbour alone never hands a conversation to a person. A second small model decides
-   whether the customer asks about their own subscription (`toolExemplars`).
+   so a near neighbour alone never hands a conversation to a person. Nor does a message that
+   cannot be a request (`not_a_request`: a question about a thing that speaks of no one, an
+   instruction aimed at the assistant), nor a "handoff" that names no one to talk to
+   (`names_a_person`: how to reach a phone line is a how-to question). A second small model
+   decides whether the customer asks about their own subscription (`toolExemplars`).
+
+The router reads its own copy of the message: the customer's name and email address removed
+(`without_personal_details`), typos repaired, money amounts and product aliases normalised.
 
 Exemplar vectors are computed once, lazily, through the `Embedder` protocol. Exemplars are the
 stored side (`embed_documents`); a customer message is embedded with `embed_query`, like a search
