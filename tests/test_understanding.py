@@ -10,6 +10,7 @@ import pytest
 
 from app.turn.language import detect_language
 from tests.apihelp import Api, running_app
+from tuning import TUNING
 
 ESCALATING = {"billing_dispute", "cancellation", "data_deletion", "human_handoff", "legal"}
 ESCALATING |= {"refund_request"}
@@ -19,8 +20,9 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def api() -> Iterator[Api]:
-    # MiniLM embeds the whole seed corpus first: minutes on two busy cores
-    with running_app(embedder="local", ready_seconds=900) as api:
+    # MiniLM embeds the whole seed corpus first: minutes on two busy cores. One client opens
+    # every session of the module within a few minutes: the limits are not what is tested here.
+    with running_app(TUNING.without_rate_limits(), embedder="local", ready_seconds=900) as api:
         yield api
 
 
