@@ -690,7 +690,7 @@ def extract_answer(
         """When the best sentence sits under a heading that names the question, a sentence
         under another heading that names none of it answers some other question."""
         named = best.heading & wanted
-        if subject:  # another section must name all the best one's heading names of the ask
+        if subject:  # another section's heading must name all that the best one's does
             return s.heading == best.heading or best.heading & asked <= s.heading
         return not named or s.heading == best.heading or bool(s.heading & wanted)
 
