@@ -394,3 +394,67 @@ def test_a_procedure_brings_its_closing_sentence_and_a_run_on_line_is_no_support
     )
     text = extract_answer("What is the Gadget tracker?", [infobox])
     assert "pocket tracker" in text and "Bluetooth" in text and "Weight" not in text, text
+
+
+# A German product page written for these tests: its sections are headed by the light's state,
+# and only the product's own introduction names the product by its alias.
+_LAMP_INTRO = Passage(
+    id="lampe-einrichten#0",
+    doc_id="lampe-einrichten",
+    kind="doc",
+    title="Statuslampe einrichten",
+    breadcrumb="Statuslampe einrichten",
+    text="# Statuslampe einrichten\n\nDie Statuslampe (Artikelnummer SL-1) ist eine kleine "
+    "Leuchte neben der Tür eines Raums. Sie zeigt auf einen Blick, ob der Raum frei ist.",
+)
+_LAMP_RED = Passage(
+    id="lampe-status#3",
+    doc_id="lampe-status",
+    kind="doc",
+    title="Farben der Statuslampe",
+    breadcrumb="Farben der Statuslampe › Rot blinkend",
+    text="### Rot blinkend\n\nEin Update wurde nicht abgeschlossen. Die Lampe versucht es "
+    "dreimal und kehrt dann zur vorherigen Version zurück.",
+)
+_LAMP_YELLOW = Passage(
+    id="lampe-status#4",
+    doc_id="lampe-status",
+    kind="doc",
+    title="Farben der Statuslampe",
+    breadcrumb="Farben der Statuslampe › Gelb blinkend",
+    text="### Gelb blinkend\n\nDie Lampe hat keine Netzwerkverbindung. Prüfen Sie Kabel und "
+    "Switch-Port.",
+)
+_LAMP_NAMES = {"statuslampe": "Status Light", "status light": "Status Light"}
+
+
+async def test_a_german_question_quotes_the_section_about_what_it_asks() -> None:
+    """The product the question names is its subject: the sentence that only names the product
+    loses to the section headed by what is asked (yellow, blinking), which is quoted with its
+    heading; German stop words and endings ("blinkt" / "blinkend") count as German."""
+    passages = [_LAMP_INTRO, _LAMP_RED, _LAMP_YELLOW]
+    question = "Was bedeutet es, wenn die Statuslampe gelb blinkt?"
+    model = OfflineChatModel()
+    reply = await model.generate(
+        request(question, passages, locale="de", product_names=_LAMP_NAMES, confidence="weak")
+    )
+    assert "Gelb blinkend: Die Lampe hat keine Netzwerkverbindung" in reply.text, reply.text
+    assert "Artikelnummer" not in reply.text and "Rot blinkend" not in reply.text
+    assert check_citations(reply.text, 3).valid == [3]
+    # read as English with no product names, the same passages give the product's introduction
+    plain = extract_answer(f"{question} {question}", passages)
+    assert "Artikelnummer" in plain
+
+
+def test_german_and_french_words_are_read_in_their_language() -> None:
+    from app.providers.chat.offline import Reading, terms
+
+    de, fr = Reading.of("de", None), Reading.of("fr", None)
+    assert terms("Was bedeutet es, wenn das Panel blinkt?", de) == {"bedeut", "panel", "blink"}
+    assert terms("blinkend", de) == terms("blinken", de) == {"blink"}
+    assert "kein" in terms("Die Lampe hat keine Verbindung", de)  # negation is kept
+    assert terms("Que signifie le voyant qui clignote ?", fr) == {"signifi", "voyant", "clignot"}
+    assert terms("clignotement", fr) == {"clignot"}
+    assert Reading.of("es", None).language == "en"  # a language without word lists reads as en
+    names = Reading.of("de", {"raumpanel": "Room Panel"})
+    assert terms("Das Raumpanel blinkt", names) == {"room", "panel", "blink"}

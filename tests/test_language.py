@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.turn.language import detect_language, first_person
+from app.turn.language import asks_about_a_thing, detect_language, first_person
 
 
 @pytest.mark.parametrize(
@@ -48,3 +48,33 @@ def test_only_the_languages_asked_for() -> None:
 )
 def test_first_person(text: str, own: bool) -> None:
     assert first_person(text) is own
+
+
+@pytest.mark.parametrize(
+    ("text", "about_a_thing"),
+    [
+        # a question about a product, a document or a policy that speaks of no one
+        ("What does the user guide say about batteries?", True),
+        ("Is the power adapter included?", True),
+        ("how long does the battery last", True),
+        ("what is the refund policy", True),
+        ("Was steht im Handbuch über das Laden?", False),  # "steht im": no article after it
+        ("Was sagt das Handbuch über den Akku?", True),
+        ("Ist das Netzteil im Lieferumfang?", True),
+        ("Que dit le guide sur la batterie ?", True),
+        ("Est-ce que le chargeur est inclus ?", True),
+        # the customer's own case, the company asked to act, a request, a statement
+        ("What does my invoice say about the charge?", False),
+        ("Can you cancel the order?", False),
+        ("Can the team refund us?", False),
+        ("how do I cancel?", False),
+        ("how to request a refund?", False),
+        ("have a question about the deletion of a pro account", False),
+        ("Cancel the subscription.", False),
+        ("Können Sie das Abo kündigen?", False),
+        ("Pouvez-vous annuler la commande ?", False),
+        ("Wo ist meine Bestellung?", False),
+    ],
+)
+def test_a_question_about_a_thing(text: str, about_a_thing: bool) -> None:
+    assert asks_about_a_thing(text) is about_a_thing

@@ -132,6 +132,15 @@ _OTHER_AI = _compile(
     r"(?:vorherigen|bisherigen|obigen|früheren)\s+(?:Anweisungen|Regeln|Instruktionen)",
     r"\bignore[rz]?\s+(?:toutes\s+)?(?:les\s+)?(?:instructions|consignes|règles)\s+"
     r"(?:précédentes|ci-dessus|antérieures)",
+    # "ignore your instructions" and "you are now in developer mode", as in English
+    r"\b(?:ignorier(?:e|en)?|vergiss|vergessen|missachte(?:n)?)\s+(?:sie\s+)?(?:alle\s+)?"
+    r"(?:ihre|deine|eure)\s+(?:Anweisungen|Regeln|Instruktionen|Vorgaben)",
+    r"\b(?:sie\s+sind|du\s+bist)\s+(?:jetzt\s+|nun\s+|ab\s+sofort\s+)?im\s+"
+    r"(?:Entwickler|Debug|Jailbreak|Admin)-?modus",
+    r"\b(?:ignore[rz]?|oublie[rz]?)\s+(?:toutes\s+)?(?:vos|tes)\s+(?:instructions|consignes|"
+    r"règles)",
+    r"\b(?:vous\s+êtes|tu\s+es)\s+(?:maintenant\s+|désormais\s+)?en\s+mode\s+"
+    r"(?:développeur|debug|jailbreak|sans\s+restriction)",
     r"\b(?:an\s+(?:alle\s+)?KI-?(?:Assistenten|Systeme|Modelle)|aux\s+(?:assistants|modèles)\s+"
     r"(?:d'|de\s+l')?IA)\b",
 )

@@ -312,6 +312,7 @@ async def _answer(
             locale=locale,
             phrases=phrases,
             reference=services.prompt_reference,
+            product_names=services.router.vocabulary.ids.product_names,
         ):
             if isinstance(item, str):
                 await sink.delta(item)

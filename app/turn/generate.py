@@ -31,7 +31,7 @@ import dataclasses
 import logging
 import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
@@ -151,6 +151,7 @@ def _request(
     locale: str = "en",
     phrases: Phrases | None = None,
     reference: str = "",
+    product_names: Mapping[str, str] | None = None,
 ) -> GenerationRequest:
     request = build_request(
         question=question,
@@ -166,6 +167,7 @@ def _request(
         locale=locale,
         phrases=phrases,
         reference=reference,
+        product_names=product_names,
     )
     return dataclasses.replace(request, round_timeout_seconds=round_timeout_seconds)
 
@@ -316,6 +318,7 @@ async def generate_answer(
     locale: str = "en",
     phrases: Phrases | None = None,
     reference: str = "",  # the tenant reference block (app.turn.reference)
+    product_names: Mapping[str, str] | None = None,  # alias -> product name (the tenant's)
 ) -> Answer:
     """The answer for one turn (see the module doc for the rules)."""
     start = time.perf_counter()
@@ -346,6 +349,7 @@ async def generate_answer(
         locale=locale,
         phrases=phrases,
         reference=reference,
+        product_names=product_names,
     )
     reason: str | None = None
     reply: GenerationReply | None = None
@@ -418,6 +422,7 @@ async def stream_answer(
     locale: str = "en",
     phrases: Phrases | None = None,
     reference: str = "",  # the tenant reference block (app.turn.reference)
+    product_names: Mapping[str, str] | None = None,  # alias -> product name (the tenant's)
 ) -> AsyncIterator[str | Answer]:
     """`generate_answer` as text deltas (`str`), then the `Answer` as the last item."""
     start = time.perf_counter()
@@ -450,6 +455,7 @@ async def stream_answer(
         locale=locale,
         phrases=phrases,
         reference=reference,
+        product_names=product_names,
     )
     citations = CitationStreamFilter(len(passages))
     raw: list[str] = []

@@ -9,6 +9,7 @@ only applies them. Pure: no I/O.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.tenant import IDENTIFIER_KINDS, IdentifierKind, Tenant, generic_tenant
@@ -51,6 +52,11 @@ class Identifiers:
             (m.start(), self._product_names[m.group(1).casefold()])
             for m in self._products.finditer(text)
         ]
+
+    @property
+    def product_names(self) -> Mapping[str, str]:
+        """Each product alias and name, case-folded, with the product's own name."""
+        return self._product_names
 
     def with_product_names(self, text: str) -> str:
         """The text with each product alias as the product's own name ("Raumpanel" -> "Room

@@ -273,3 +273,38 @@ _QUESTION_OPENING: Final = re.compile(
 def opens_as_question(text: str) -> bool:
     """Whether the message is worded as a question, with or without a question mark."""
     return bool(_QUESTION_OPENING.match(text))
+
+
+# A question about a thing: an interrogative (and its auxiliary, in English) followed by a
+# subject that is an article or "your" ("what does the manual say…", "is the charger
+# included?", "was sagt das Handbuch…", "que dit le manuel…"). Its subject is neither the
+# customer ("how do I…", "can we…") nor the company asked to act ("can you…").
+_ABOUT_A_THING: Final = re.compile(
+    r"^\W*(?:"
+    r"(?:what|how|why|when|where|which|who)(?:\s+(?:long|much|many|often|soon|exactly|else))?\s+"
+    r"(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have)"
+    r"|is|are|does|do|can|could|will|would|was|were"
+    r")\s+(?:the|a|an|your|its|their|any|there)\b"
+    r"|^\W*(?:was|wie|wann|wo|warum|welche[rsmn]?|wer)\s+[^\W\d]+\s+"
+    r"(?:der|die|das|den|dem|ein|eine|einen|es)\b"
+    r"|^\W*(?:ist|sind|gibt|kann|hat|wird)\s+(?:der|die|das|es)\b"
+    r"|^\W*(?:que|qu'|comment|quand|où|pourquoi|quel(?:le)?s?)\s*[^\W\d]+"
+    r"(?:-t-(?:il|elle|ils|elles))?\s+(?:le|la|les|l'|un|une|du|des|votre|vos)"
+    r"|^\W*est-ce\s+qu(?:e\s+|')(?:le|la|les|l'|un|une|il\s+y\s+a)",
+    re.IGNORECASE,
+)
+# the company addressed as the one to act ("can you…", "können Sie…", "pouvez-vous…"), or the
+# customer as the one acted on ("can the team refund me?")
+_ADDRESSED: Final = re.compile(
+    r"\b(?:you|vous|me|us|mich|mir|uns|moi)\b|(?<=\w )Sie\b", re.IGNORECASE
+)
+
+
+def asks_about_a_thing(text: str) -> bool:
+    """Whether the message is a question about a thing (a product, a document, a policy) and
+    speaks of no one: not of the customer's own account ("my", "we"), not asking the company to
+    act ("can you…"). Such a question asks for information; it requests nothing (en, de, fr)."""
+    text = text.replace("’", "'")
+    return bool(
+        _ABOUT_A_THING.search(text) and not first_person(text) and not _ADDRESSED.search(text)
+    )

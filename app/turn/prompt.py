@@ -180,6 +180,7 @@ def build_request(
     locale: str = "en",
     phrases: Mapping[str, str] | None = None,
     reference: str = "",
+    product_names: Mapping[str, str] | None = None,
 ) -> GenerationRequest:
     """The rendered prompt plus the ingredients the offline provider reads directly."""
     prompt = build_prompt(
@@ -208,4 +209,5 @@ def build_request(
         tool_runner=tool_runner,
         locale=locale,
         phrases=phrases,
+        product_names=product_names,
     )

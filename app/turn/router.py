@@ -9,8 +9,14 @@ Two layers, checked in this order:
    tenant's exemplar utterances (`exemplars:` in the tenant file), fitted when the router warms
    up. An escalating intent must also reach `tuning.escalation_min_probability` (fitted on a
    development split, see scripts/fit_router.py); below it the best non-escalating intent wins,
-   so a near neighbour alone never hands a conversation to a person. A second small model decides
-   whether the customer asks about their own subscription (`toolExemplars`).
+   so a near neighbour alone never hands a conversation to a person. Nor does a message that
+   cannot be a request (`not_a_request`: a question about a thing that speaks of no one, an
+   instruction aimed at the assistant), nor a "handoff" that names no one to talk to
+   (`names_a_person`: how to reach a phone line is a how-to question). A second small model
+   decides whether the customer asks about their own subscription (`toolExemplars`).
+
+The router reads its own copy of the message: the customer's name and email address removed
+(`without_personal_details`), typos repaired, money amounts and product aliases normalised.
 
 Exemplar vectors are computed once, lazily, through the `Embedder` protocol. Exemplars are the
 stored side (`embed_documents`); a customer message is embedded with `embed_query`, like a search
@@ -24,7 +30,7 @@ import asyncio
 import logging
 import re
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import NamedTuple
@@ -34,9 +40,10 @@ import numpy.typing as npt
 
 from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
+from app.safety.screen import AI_ADDRESSED, instruction_reasons
 from app.tenant import POLICY_INTENTS, SENTIMENTS, Tenant, generic_tenant
 from app.turn.identifiers import Vocabulary
-from app.turn.language import detect_language, first_person, opens_as_question
+from app.turn.language import asks_about_a_thing, detect_language, first_person, opens_as_question
 from app.turn.spelling import Speller
 from tuning import TUNING
 
@@ -88,6 +95,41 @@ def explicit_human_request(text: str) -> bool:
     ):
         return False
     return any(p.search(text) for p in _HUMAN_REQUEST)
+
+
+# Who a request for a person names: the people above, an "assistant" or "advisor" to talk to, a
+# bot to be rid of ("not a bot"), in English, German and French.
+_PERSON = _rx(
+    r"\b(?:" + _PEOPLE + r"|assistants?|anyone|anybody|bots?|robots?|machines?|"
+    r"mensch\w*|mitarbeiter\w*|person(?:en)?|jemand\w*|berater\w*|"
+    r"humains?|personnes?|conseill\w+|agents?|quelqu'un|opérat\w+|interlocut\w+)\b"
+)
+
+
+def not_a_request(text: str) -> str | None:
+    """Why the message cannot be a request that only a person may grant, or None.
+
+    - `question_about_a_thing`: a question about a product, a document or a policy that speaks
+      of no one ("what does the manual say about charging?", "is the charger included?"): it
+      asks for information, whatever word in it ("charge") sits near a dispute exemplar;
+    - `instructs_the_assistant`: the message addresses the assistant's instructions ("ignore
+      your instructions, you are in developer mode…", the shapes of `app.safety.screen`): no
+      exemplar is an instruction to the bot, so the classifier's nearest intent is a guess, and
+      an attack does not open a case. Policy phrases and an explicit ask for a person still do.
+    """
+    if asks_about_a_thing(text):
+        return "question_about_a_thing"
+    if AI_ADDRESSED in instruction_reasons(text):
+        return "instructs_the_assistant"
+    return None
+
+
+def names_a_person(text: str) -> bool:
+    """Whether the message names someone to talk to. A request for a person names one ("let
+    me talk to a person", "is there someone I can call?"); a question about how to reach a
+    channel ("how do I reach the priority phone line?", "what is the support email?") names a
+    line or an address, and the docs answer it (DESIGN 6.1: signal 2 is the explicit ask)."""
+    return bool(_PERSON.search(text.replace("’", "'")))
 
 
 _PROFANITY = _rx(
@@ -348,6 +390,13 @@ class Router:
                 self._models = _Models(intent, subscription, (mood_labels, moods))
             return self._models
 
+    def _not_a_name(self, words: str) -> bool:
+        """Capitalised words that are the tenant's product or plan, not a person's name."""
+        plans = {p.casefold() for p in self.tenant.plans}
+        return bool(self.vocabulary.ids.products(words)) or any(
+            w.casefold() in plans for w in words.split()
+        )
+
     def _language(self, text: str) -> str:
         """An exemplar's language for balancing the fit (the default when too short to tell)."""
         return detect_language(text, self.tenant.locales) or self.tenant.default_locale
@@ -359,7 +408,7 @@ class Router:
     async def route(self, text: str) -> RouteDetail:
         # typos repaired for routing only (the caller keeps the customer's words); the dictionary
         # is English, so a message that reads as another language is left as typed
-        text = text.strip()
+        text = without_personal_details(text.strip(), self._not_a_name)
         if detect_language(text, self.tenant.locales) in (None, "en"):
             text = self.speller.repair(text)
         if not re.search(r"\w", text):
@@ -401,12 +450,13 @@ class Router:
         return RouteDetail(intent, score, sentiment, rule, sentiment_rule, ())
 
     def _apply_rules(
-        self, text: str, classified: tuple[str, float] | None
+        self, text: str, classified: tuple[str, float, str | None] | None
     ) -> tuple[str, float, str | None]:
         """(intent, score, rule): the one order of the rules, with or without an embedding.
 
         A policy phrase, an acknowledgment or a greeting decide first; otherwise the classifier
-        (`classified`, None when the message could not be embedded). An explicit request for a
+        (`classified`: intent, probability and why an escalating intent was passed over; None
+        when the message could not be embedded). An explicit request for a
         person then wins over anything but a policy intent: a refund asked for alongside stays a
         refund request, since the stronger boundary names the case (DESIGN 6.1 checks policy
         before the explicit request).
@@ -420,16 +470,20 @@ class Router:
         elif is_greeting(text):
             intent, score, rule = "other", 1.0, "greeting"
         elif classified is not None:
-            intent, score = classified
+            intent, score, rule = classified
         else:
             intent, score, rule = "other", 0.0, "no-embedding"
         if explicit_human_request(text) and intent not in self.escalating:
             intent, score, rule = "human_handoff", 1.0, "human_request"
         return intent, score, rule
 
-    def _decide(self, probs: Mapping[str, float], text: str) -> tuple[str, float]:
-        """The most probable intent; an escalating one only above its minimum probability."""
+    def _decide(self, probs: Mapping[str, float], text: str) -> tuple[str, float, str | None]:
+        """The most probable intent; an escalating one only above its minimum probability, and
+        only for a message that can be a request (see `not_a_request`). The rule is the reason
+        an escalating intent ranked above the one returned was passed over, else None."""
         ranked = sorted(probs.items(), key=lambda kv: -kv[1])
+        passed_over: str | None = None
+        not_request = not_a_request(text)
         # a question, a long message or a complaint is never a bare acknowledgment
         no_ack = (
             "?" in text
@@ -441,10 +495,19 @@ class Router:
         for label, p in ranked:
             if label == "acknowledgment" and no_ack:
                 continue
-            if label in self.escalating and p < self.escalation_min_probability:
-                continue
-            return label, p
-        return "other", 0.0
+            if label in self.escalating:
+                if p < self.escalation_min_probability:
+                    continue
+                reason = not_request or (
+                    "no_person_named"
+                    if label == "human_handoff" and not names_a_person(text)
+                    else None
+                )
+                if reason is not None:
+                    passed_over = passed_over or reason
+                    continue
+            return label, p, passed_over
+        return "other", 0.0, passed_over
 
     def _mood(self, bank: tuple[tuple[str, ...], Matrix], query: Matrix) -> str:
         labels, vectors = bank
@@ -498,6 +561,36 @@ def looks_like_acknowledgment(text: str) -> bool:
 
 def is_greeting(text: str) -> bool:
     return bool(_GREETING.match(text))
+
+
+# A name as people write their own: one to three capitalised words (never a code or a number).
+_NAME = r"[A-ZÄÖÜÉÈ][a-zäöüßéèêëàâçîïôûù'-]+(?:[ \t]+[A-ZÄÖÜÉÈ][a-zäöüßéèêëàâçîïôûù'-]+){0,2}"
+_SELF_INTRODUCTION = re.compile(
+    r"(?<!\w)(?i:my name is|my name's|i am|i'm|ich bin|ich heiße|mein name ist|"
+    r"hier spricht|je m'appelle|je suis|moi c'est)\s+(" + _NAME + r")"
+)
+_SIGN_OFF = re.compile(
+    r"(?:(?<!\w)(?i:thanks|thank you|thx|cheers|regards|best|kind regards|best regards|"
+    r"danke|vielen dank|viele grüße|grüße|gruß|merci|cordialement|bien à vous)[,!.]?|[-–—])"
+    r"\s+(" + _NAME + r")\s*[.!]?\s*$"
+)
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}(?![\w-])")
+
+
+def without_personal_details(text: str, keep: Callable[[str], bool] = lambda _: False) -> str:
+    """The router's copy of a message without the customer's name and email address: "Hi, I'm
+    Bill Chase, where is my order?" must not lean towards billing because of a name. Names are
+    taken where people give their own: after "my name is", "I'm", "ich bin", "je m'appelle"…,
+    and in a sign-off ("Thanks, Anna"); `keep` spares words that are not a name (the tenant's
+    products and plans, "I'm Pro")."""
+    text = _EMAIL.sub(" ", text.replace("’", "'"))
+
+    def drop(m: re.Match[str]) -> str:
+        name = m.group(1)
+        return m.group(0) if keep(name) else m.group(0)[: m.start(1) - m.start(0)].rstrip()
+
+    text = _SIGN_OFF.sub(drop, _SELF_INTRODUCTION.sub(drop, text))
+    return re.sub(r"[ \t]{2,}", " ", text).strip()
 
 
 _MONEY = re.compile(

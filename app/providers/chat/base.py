@@ -144,6 +144,9 @@ class GenerationRequest:
     # an empty table means the built-in English wording
     locale: str = "en"
     phrases: Mapping[str, str] | None = None
+    # the tenant's product aliases, each with the product's name ("raumpanel" -> "Room Panel"):
+    # the offline answerer matches a question's words with a passage's through them
+    product_names: Mapping[str, str] | None = None
     # each model call (tool round) gets at most this long, inside the caller's deadline
     round_timeout_seconds: float | None = None
 

@@ -19,6 +19,7 @@ offline "JSON mode" would only pretend), so it raises `ProviderError` and caller
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -43,6 +44,7 @@ from app.safety.screen import without_instructions
 from app.search.answer_types import asked_types, named_terms, shows_type
 from app.search.text import content_terms, term_set
 from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply, phrase
+from app.words import STEMMERS, STOPWORDS
 
 # How long an extract runs. Each further sentence must score at least `_SUPPORT_RATIO` of the
 # best one (it answers the question nearly as well), and sentences stop being added once the
@@ -116,9 +118,62 @@ def _stem(word: str) -> str:
     return w
 
 
-def terms(text: str) -> set[str]:
-    """Content words of `text`, lower-cased and lightly stemmed."""
-    return {_stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP}
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """How the answerer reads words: the question's language (its stop words and stemmer; the
+    reply locale, which is the language the customer wrote in) and the tenant's product aliases
+    as (alias, product name) pairs, so "Raumpanel" in a question meets "Room Panel" or "Panel"
+    in a passage. Hashable: passages' sentences are memoised per reading."""
+
+    language: str = "en"
+    aliases: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, language: str, product_names: Mapping[str, str] | None) -> Reading:
+        pairs = tuple(sorted((product_names or {}).items()))
+        return cls(language if language in STOPWORDS else "en", pairs)
+
+
+ENGLISH = Reading()
+_UNICODE_WORD = re.compile(r"[^\W_][\w]*")
+
+
+@lru_cache(maxsize=32)
+def _alias_pattern(aliases: tuple[tuple[str, str], ...]) -> re.Pattern[str] | None:
+    if not aliases:
+        return None
+    names = sorted((a for a, _ in aliases), key=len, reverse=True)
+    return re.compile(
+        r"(?<![\w-])(" + "|".join(re.escape(a) for a in names) + r")s?(?![\w-])", re.IGNORECASE
+    )
+
+
+def with_product_names(text: str, reading: Reading) -> str:
+    """`text` with each product alias written as the product's name."""
+    pattern = _alias_pattern(reading.aliases)
+    if pattern is None:
+        return text
+    names = {a.casefold(): n for a, n in reading.aliases}
+    return pattern.sub(lambda m: names.get(m.group(1).casefold(), m.group(0)), text)
+
+
+def product_terms(text: str, reading: Reading) -> set[str]:
+    """The content words of the product names `text` mentions (by name or alias)."""
+    pattern = _alias_pattern(reading.aliases)
+    if pattern is None:
+        return set()
+    names = {a.casefold(): n for a, n in reading.aliases}
+    found = {names.get(m.group(1).casefold(), "") for m in pattern.finditer(text)}
+    return terms(" ".join(found), reading)
+
+
+def terms(text: str, reading: Reading = ENGLISH) -> set[str]:
+    """Content words of `text`, lower-cased and lightly stemmed, in the reading's language."""
+    text = with_product_names(text, reading)
+    if reading.language == "en":
+        return {_stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP}
+    stop, stem = _STOP | STOPWORDS[reading.language], STEMMERS[reading.language]
+    return {stem(w) for w in _UNICODE_WORD.findall(text) if w.casefold() not in stop}
 
 
 # --------------------------------------------------------------------------- tool sentences
@@ -267,6 +322,7 @@ class _Sentence:
     block: int  # paragraph / list / table number within the passage
     numbered: bool = False  # an item of a numbered list (the order matters)
     heading: frozenset[str] = frozenset()  # terms of the section heading it sits under
+    heading_text: str = ""
 
 
 def _table_rows(lines: list[str]) -> list[str]:
@@ -447,6 +503,7 @@ def _first_procedure(
     passages: Sequence[PassageLike],
     score: Callable[[_Sentence], float],
     wanted: set[str],
+    reading: Reading = ENGLISH,
 ) -> _Sentence | None:
     """For a how-to question: the best step of the article procedure (a numbered list with a
     step sharing a term with the question) whose headings name most of the question, the
@@ -462,7 +519,8 @@ def _first_procedure(
         step = max(touching, key=lambda s: (score(s), -s.index))
         # the procedure under the heading (title, breadcrumb, section) that names most of the
         # question; the reranker's order breaks ties
-        named = len((terms(f"{passage.title} {passage.breadcrumb}") | step.heading) & wanted)
+        header = terms(f"{passage.title} {passage.breadcrumb}", reading)
+        named = len((header | step.heading) & wanted)
         if best is None or named > best[0]:
             best = (named, -p, step)
     return best[2] if best else None
@@ -503,19 +561,20 @@ def _answerable_text(passage: PassageLike) -> str:
     return passage.text
 
 
-_Unit = tuple[str, bool, int, bool, frozenset[str], frozenset[str]]
+_Unit = tuple[str, bool, int, bool, frozenset[str], frozenset[str], str]
 
 
 @lru_cache(maxsize=4096)
-def _units(text: str) -> tuple[_Unit, ...]:
-    """A passage's usable sentences: (text, list item, block, numbered, terms, heading terms).
+def _units(text: str, reading: Reading = ENGLISH) -> tuple[_Unit, ...]:
+    """A passage's usable sentences: (text, list item, block, numbered, terms, heading terms,
+    heading).
 
     Pure in the text and memoised: turns quote the same corpus passages again and again, and
     splitting and stemming them was most of the answerer's work.
     """
     return tuple(
-        (t, item, block, numbered, frozenset(terms(t)), frozenset(terms(heading)))
-        for t, item, block, numbered, heading in split_sections(without_instructions(text))
+        (t, item, block, numbered, frozenset(terms(t, reading)), frozenset(terms(h, reading)), h)
+        for t, item, block, numbered, h in split_sections(without_instructions(text))
         if len(t.split()) >= 3 or item
     )
 
@@ -549,34 +608,49 @@ def _repeats(s: _Sentence, chosen: Sequence[_Sentence]) -> bool:
     )
 
 
-def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
+def extract_answer(
+    question: str, passages: Sequence[PassageLike], reading: Reading = ENGLISH
+) -> str:
     """The best passage sentences for `question` (or one whole short procedure), cited: the best
     one, its follower when that continues it, then others that score nearly as well (see
     `MAX_SENTENCES`), in document order."""
-    wanted = terms(question)
+    wanted = terms(question, reading)
     sentences: list[_Sentence] = []
     for p, passage in enumerate(passages):
-        for i, (text, item, block, numbered, words, heading) in enumerate(
-            _units(_answerable_text(passage))
+        for i, (text, item, block, numbered, words, heading, head) in enumerate(
+            _units(_answerable_text(passage), reading)
         ):
-            sentences.append(_Sentence(p, i, text, words, item, block, numbered, heading))
+            sentences.append(_Sentence(p, i, text, words, item, block, numbered, heading, head))
     if not sentences:
         return ""
+    # The products the question names are its subject, not what it asks: "what does it mean when
+    # the Room Panel blinks yellow" is answered by what the docs say about blinking yellow, not
+    # by any sentence that names the product. Product docs head their sections with the state
+    # or part they describe ("Yellow, blinking fast"), so such a question reads each sentence
+    # together with its heading (and quotes the heading with it), and a sentence that shares
+    # nothing but the product with the question scores nothing. Questions naming no product of
+    # the tenant are scored as before (the weights were chosen on MT-RAG, which names none).
+    subject = product_terms(question, reading) & wanted
+    asked = wanted - subject
+
+    def seen(s: _Sentence) -> frozenset[str]:
+        return s.terms | s.heading if subject else s.terms
+
     df: dict[str, int] = {}
     for s in sentences:
-        for t in s.terms & wanted:
+        for t in seen(s) & wanted:
             df[t] = df.get(t, 0) + 1
     n = len(sentences)
-    headers = [terms(f"{p.title} {p.breadcrumb}") for p in passages]
+    headers = [terms(f"{p.title} {p.breadcrumb}", reading) for p in passages]
 
-    asked = asked_types(question)
-    steps_wanted = "procedure" in asked or bool(_PROCEDURAL.search(question))
-    values = [k for k in asked if k != "procedure"]  # a price, a duration, a number, a date
+    types = asked_types(question)
+    steps_wanted = "procedure" in types or bool(_PROCEDURAL.search(question))
+    values = [k for k in types if k != "procedure"]  # a price, a duration, a number, a date
     has_article = any(p.kind != "ticket" for p in passages)
 
     def weight(s: _Sentence) -> float:
-        overlap = sum(math.log(1 + n / df[t]) for t in s.terms & wanted)
-        if not overlap:
+        overlap = sum(math.log(1 + n / df[t]) for t in seen(s) & wanted)
+        if not overlap or (subject and asked and not seen(s) & asked):
             return 0.0
         context = 0.5 * len(headers[s.passage] & wanted) / max(len(wanted), 1)
         # the section it sits under names what the question asks about
@@ -604,7 +678,7 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
     if score(best) <= 0:
         best = sentences[0]  # nothing overlaps: the top passage's opening is still its gist
     if steps_wanted:
-        steps = _first_procedure(sentences, passages, score, wanted)
+        steps = _first_procedure(sentences, passages, score, wanted, reading)
         if steps is not None:
             best = steps
     procedure = _procedure(best, sentences)
@@ -616,6 +690,8 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
         """When the best sentence sits under a heading that names the question, a sentence
         under another heading that names none of it answers some other question."""
         named = best.heading & wanted
+        if subject:  # another section's heading must name all that the best one's does
+            return s.heading == best.heading or best.heading & asked <= s.heading
         return not named or s.heading == best.heading or bool(s.heading & wanted)
 
     follower = next(
@@ -646,7 +722,25 @@ def extract_answer(question: str, passages: Sequence[PassageLike]) -> str:
             chosen.append(s)
     chosen = [s for s in chosen if not s.text.endswith(":")] or [best]  # no dangling lead-ins
     chosen.sort(key=lambda s: (s.passage, s.index))
+    if subject:
+        chosen = _headed(chosen, asked)
     return _render(chosen)
+
+
+def _headed(chosen: Sequence[_Sentence], asked: set[str]) -> list[_Sentence]:
+    """The first chosen sentence of each section whose heading says what was asked and the
+    sentence does not, with that heading in front ("Yellow, blinking slowly: The panel has an
+    address but cannot reach the service.")."""
+    out: list[_Sentence] = []
+    for k, s in enumerate(chosen):
+        first = k == 0 or (chosen[k - 1].passage, chosen[k - 1].heading_text) != (
+            s.passage,
+            s.heading_text,
+        )
+        if first and s.heading_text and not s.list_item and (s.heading & asked) - s.terms:
+            s = dataclasses.replace(s, text=f"{s.heading_text}: {s.text}")
+        out.append(s)
+    return out
 
 
 # --------------------------------------------------------------------------- the provider
@@ -662,7 +756,8 @@ def offline_answer(request: GenerationRequest) -> str:
     question = f"{request.original} {request.question}".strip()
     extract = ""
     if request.passages and request.confidence != "none" and not found:
-        extract = extract_answer(question, request.passages)
+        reading = Reading.of(request.locale, request.product_names)
+        extract = extract_answer(question, request.passages, reading)
     if not found and not extract:
         return no_answer_reply(request.tool_results, ph)  # what the lookups said, and a person
     text = " ".join(p for p in (" ".join(facts), extract) if p)
