@@ -223,13 +223,13 @@ class Tuning:
         default_factory=lambda: MappingProxyType(
             {
                 "offline": ConfidenceBands(
-                    strong=0.64,
-                    weak=0.40,
+                    strong=0.61,
+                    weak=0.37,
                     passage_floor=0.55,
                     model=AnswerabilityModel(
-                        version="offline-2",
-                        intercept=-2.684,
-                        weights=MappingProxyType({"sentence": 3.594}),
+                        version="offline-3",
+                        intercept=-3.045,
+                        weights=MappingProxyType({"sentence": 3.970}),
                     ),
                 ),
             }
@@ -245,6 +245,10 @@ class Tuning:
     # extra embedding to about 25 short sentences.
     answer_sentence_passages: int = 3
     answer_sentence_coverage: float = 0.3
+    # The `sentence` cosine is also read with the question after the customer's previous message
+    # (its last N words; MT-RAG's longest previous message has 30): a follow-up the condenser
+    # left short is matched with the turn it follows (record at `confidence` above).
+    answer_sentence_context_words: int = 40
 
     # --- escalation (DESIGN 6) ---
     max_failed_turns: int = 2  # a third miss in a row means the bot is not going to get there
