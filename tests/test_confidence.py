@@ -15,6 +15,7 @@ from app.turn.confidence import (
     answerability_features,
     asked_types,
     citation_floor,
+    context_query,
     decide,
     sentence_match,
 )
@@ -140,6 +141,73 @@ def test_sentence_match_is_the_best_sentence_cosine_plus_weighted_coverage() -> 
     assert sentence_match(question, (1.0, 0.0), [], 0.5) == 0.0
     zero = Sentence("The premium tier costs $12.", "", (0.0, 0.0))  # a broken vector: cosine 0
     assert sentence_match(question, (1.0, 0.0), [zero], 0.0) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("question", "message", "previous", "max_words", "expected"),
+    [
+        # a follow-up the condenser left as written is read after the message it follows
+        (
+            "When did it end?",
+            "When did it end?",
+            "Tell me about the Hundred Years' War",
+            40,
+            "Tell me about the Hundred Years' War When did it end?",
+        ),
+        # case, spacing and closing punctuation do not make a rewrite
+        ("when did it end", " When did  it end? ", "The war", 40, "The war when did it end"),
+        # only the previous message's last words, whitespace collapsed
+        (
+            "When did it end?",
+            "When did it end?",
+            "first  second\nthird",
+            2,
+            "second third When did it end?",
+        ),
+        # a rewrite that resolved the follow-up already carries the context
+        (
+            "Is the refund policy's shipping refunded?",
+            "does that include shipping?",
+            "What's your refund policy?",
+            40,
+            None,
+        ),
+        # a first turn, a blank previous message, no words allowed, no question: nothing
+        ("How much is it?", "How much is it?", "", 40, None),
+        ("How much is it?", "How much is it?", "   ", 40, None),
+        ("How much is it?", "How much is it?", "Tell me about plans", 0, None),
+        ("   ", "   ", "Tell me about plans", 40, None),
+    ],
+)
+def test_context_query(
+    question: str, message: str, previous: str, max_words: int, expected: str | None
+) -> None:
+    assert context_query(question, message, previous, max_words) == expected
+
+
+@pytest.mark.parametrize(
+    ("question_vector", "context_vector", "expected"),
+    [
+        # per sentence, the higher cosine of the two readings, + 0.5 × coverage (1/2 for each)
+        ((0.6, 0.8), (1.0, 0.0), 1.0 + 0.25),  # the context matches the first sentence fully
+        ((0.6, 0.8), None, 0.8 + 0.25),  # no context: the question's cosine alone
+        ((0.6, 0.8), (0.8, 0.6), 0.8 + 0.25),  # a context no closer than the question: same
+        ((0.6, 0.8), (1.0, 0.0, 0.0), 0.8 + 0.25),  # a context of another width is ignored
+        ((0.6, 0.8), (-1.0, 0.0), 0.8 + 0.25),  # a worse context never lowers the match
+    ],
+)
+def test_sentence_match_reads_the_question_after_the_previous_message_too(
+    question_vector: tuple[float, ...],
+    context_vector: tuple[float, ...] | None,
+    expected: float,
+) -> None:
+    question = "When did the war end?"  # content terms: war, end
+    first = Sentence("It ended in 1453.", "", (1.0, 0.0))  # holds "end" ("ended" stemmed)
+    second = Sentence("The war began in 1337.", "", (0.0, 1.0))  # holds "war"
+    got = sentence_match(
+        question, question_vector, [first, second], 0.5, context_vector=context_vector
+    )
+    assert got == pytest.approx(expected)
 
 
 def test_the_sentence_feature_moves_the_band() -> None:

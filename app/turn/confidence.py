@@ -27,7 +27,11 @@ model over features of the whole retrieval, fitted on labelled answerable/unansw
                passage's heading). A passage about the right topic scores high on `top`; only
                one that holds the answer has a *sentence* that says what the question asks
                (MT-RAG, rank AUC answerable vs not: 0.85 against 0.80 for `top`, and it holds
-               in each domain; see tuning.py). 0 when no sentence could be embedded.
+               in each domain; see tuning.py). When the customer wrote before and the
+               condenser left the message as written, the cosine is the higher of
+               cos(E(question), E(s)) and cos(E(previous message + question), E(s)): a
+               follow-up left short ("when did it end?") is matched with the turn it follows
+               (MT-RAG rank AUC 0.85 → 0.87). 0 when no sentence could be embedded.
 
     answerability = sigmoid(intercept + Σ wᵢ·featureᵢ)
 
@@ -75,19 +79,48 @@ class Sentence:
     vector: Sequence[float]
 
 
+def _plain(text: str) -> str:
+    return " ".join(text.split()).lower().strip(" ?.!")
+
+
+def context_query(question: str, message: str, previous_message: str, max_words: int) -> str | None:
+    """The standalone question read after the customer's previous message (its last
+    `max_words` words), for the `sentence` feature's second cosine — only when the condenser
+    left the message as written (`question` is `message`): a rewrite that resolved the
+    follow-up already carries what it needed from before, and the previous message would only
+    add its topic words ("the refund policy" lifting a shipping sentence). None otherwise, and
+    when there is no previous message."""
+    words = previous_message.split()[-max_words:] if max_words > 0 else []
+    prior = " ".join(words)
+    if not prior or not _plain(question) or _plain(question) != _plain(message):
+        return None
+    return f"{prior} {question.strip()}"
+
+
+def _cosines(m: np.ndarray, vector: Sequence[float]) -> np.ndarray:
+    q = np.asarray(vector, dtype=np.float64)
+    norms = np.linalg.norm(m, axis=1) * float(np.linalg.norm(q))
+    return np.where(norms > 0, (m @ q) / np.where(norms > 0, norms, 1.0), 0.0)
+
+
 def sentence_match(
     question: str,
     question_vector: Sequence[float],
     candidates: Sequence[Sentence],
     coverage_weight: float,
+    *,
+    context_vector: Sequence[float] | None = None,
 ) -> float:
-    """The `sentence` feature: max over candidates of cosine + weight × term coverage."""
+    """The `sentence` feature: max over candidates of cosine + weight × term coverage. With a
+    `context_vector` (the question read after the previous message, `context_query`), a
+    sentence's cosine is the higher of its cosines with the two; coverage counts the standalone
+    question's terms only."""
     if not candidates or not question_vector:
         return 0.0
-    q = np.asarray(question_vector, dtype=np.float64)
     m = np.asarray([c.vector for c in candidates], dtype=np.float64)
-    norms = np.linalg.norm(m, axis=1) * float(np.linalg.norm(q))
-    cosines = np.where(norms > 0, (m @ q) / np.where(norms > 0, norms, 1.0), 0.0)
+    cosines = _cosines(m, question_vector)
+    if context_vector is not None and len(context_vector) == len(question_vector):
+        cosines = np.maximum(cosines, _cosines(m, context_vector))
     terms = content_terms(question)
     best = -1.0
     for c, cosine in zip(candidates, cosines, strict=True):

@@ -234,6 +234,9 @@ async def _answer(
                     customer.plan if customer else None,
                     customer.locale if customer else principal.locale,
                     locale,
+                    previous_message=next(
+                        (t for role, t in reversed(history) if role == "user" and t.strip()), ""
+                    ),
                 )
             locale = retrieval_locale  # the answer's language is its passages' language
             latency["retrieve"] = _ms(t)
@@ -501,6 +504,8 @@ async def _retrieve_in_language(
     plan: str | None,
     own_locale: str | None,
     locale: str,
+    *,
+    previous_message: str = "",
 ) -> tuple[RetrievalResult, str]:
     """A signed-in customer whose locale is set searches that locale only: locale is part of the
     entitlement filter (DESIGN 5.2), so a German customer writing in English still gets the German
@@ -521,6 +526,7 @@ async def _retrieve_in_language(
             embedder=services.embedder,
             reranker=services.reranker,
             tuning=services.tuning,
+            previous_message=previous_message,
         )
         if result is None or (result.confidence == "none" and attempt.confidence != "none"):
             result, used = attempt, candidate

@@ -38,6 +38,7 @@ from app.turn.confidence import (
     Scored,
     Sentence,
     citation_floor,
+    context_query,
     decide,
     sentence_match,
 )
@@ -98,6 +99,10 @@ class RetrievalResult:
     reason: str | None = None  # why nothing was retrieved
     errors: tuple[str, ...] = ()  # partial failures that did not empty the result
     truncated: bool = False  # the query was cut to tuning.max_message_chars
+    # the cleaned message as written and the customer's previous message ("" when none): the
+    # answerability check may read the question after it (confidence.context_query)
+    original: str = field(default="", repr=False)
+    previous_message: str = field(default="", repr=False)
     # the embedded `query` (None when embedding failed): the answerability check reuses it
     query_vector: tuple[float, ...] | None = field(default=None, repr=False, compare=False)
 
@@ -193,12 +198,15 @@ async def retrieve(
     reranker: Reranker,
     tuning: Tuning,
     now: datetime | None = None,
+    previous_message: str = "",
 ) -> RetrievalResult:
     """Retrieve, fuse, rerank and band passages for one customer message.
 
     Searches with the condensed question (the original when it is blank); reranks against the
     original message (the condensed question when the original is blank). `customer_plan`
     and `customer_locale` are None for an anonymous visitor (free rung, "en").
+    `previous_message` is the customer's message before this one, if any: only the
+    answerability check reads it (see `confidence.sentence_match`).
     """
     started = time.perf_counter()
     filt = filter_for_customer(customer_plan, customer_locale, tuning)
@@ -211,6 +219,8 @@ async def retrieve(
         filter=filt,
         reranker=reranker.name,
         truncated=cut_o or cut_c,
+        original=original,
+        previous_message=previous_message,
     )
     try:
         result = await _retrieve(base, backend, embedder, reranker, tuning, now)
@@ -375,9 +385,16 @@ async def _sentence_feature(
     units = [(s, h.breadcrumb or h.title) for h in head for s in sentences(h.text)]
     if not units:
         return 0.0
+    context = context_query(
+        result.query,
+        result.original,
+        result.previous_message,
+        tuning.answer_sentence_context_words,
+    )
     try:
         question_vector = result.query_vector or await embedder.embed_query(result.query)
         vectors = await judge.embed_texts([s for s, _ in units])
+        context_vector = await embedder.embed_query(context) if context else None
     except Exception as exc:  # best effort: without it the band is only more cautious
         log.warning("sentence evidence could not be embedded: %s", exc)
         return 0.0
@@ -386,7 +403,11 @@ async def _sentence_feature(
         for (s, heading), v in zip(units, vectors, strict=True)
     ]
     return sentence_match(
-        result.query, question_vector, candidates, tuning.answer_sentence_coverage
+        result.query,
+        question_vector,
+        candidates,
+        tuning.answer_sentence_coverage,
+        context_vector=context_vector,
     )
 
 

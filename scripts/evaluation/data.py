@@ -185,6 +185,11 @@ class EvalCase:
     source: str = ""
     conversation: str = ""  # what groups turns of one conversation (see `conversation_key`)
 
+    @property
+    def previous_message(self) -> str:
+        """The customer's last non-blank message before this one ("" for a first turn)."""
+        return next((t for role, t in reversed(self.history) if role == "user" and t.strip()), "")
+
 
 def _ids(value: Any) -> tuple[str, ...] | None:
     if value is None:

@@ -304,6 +304,7 @@ class CaseRunner:
                 embedder=services.embedder,
                 reranker=services.reranker,
                 tuning=tuning,
+                previous_message=mask_card_numbers(case.previous_message),
             )
             obs.ranked[form] = {s: res.ranked_doc_ids(s) for s in RANKED_STAGES}
             obs.leaks += _leaks(case, form, res, forbidden, ladder)

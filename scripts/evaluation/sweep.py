@@ -271,6 +271,7 @@ async def run(args: argparse.Namespace) -> None:
                     embedder=embedder,
                     reranker=ranker,
                     tuning=tuning,
+                    previous_message=case.previous_message,
                 )
                 ranked.append({s: res.ranked_doc_ids(s) for s in RANKED_STAGES})
                 if dump is not None and not recorded:
