@@ -28,6 +28,7 @@ from app.turn.condense import (
     conversation_topic,
     resolve_followup,
     subject_of,
+    the_open_order,
     topic_candidates,
     topic_phrases,
     trim_discourse_markers,
@@ -610,3 +611,26 @@ async def test_minilm_intent_and_tools(
     c = await condense(message, [], chat_model=None, router=minilm_router, prev_standalone=None)
     assert c.intent in intents, c
     assert c.needs_tools == tools, c
+
+
+_ORDERS = [
+    {"orderRef": "ORD-3", "status": "shipped"},
+    {"orderRef": "ORD-2", "status": "delivered"},
+    {"orderRef": "ORD-1", "status": "canceled"},
+]
+
+
+@pytest.mark.parametrize(
+    ("orders", "question", "ref"),
+    [
+        (_ORDERS, "Where is my order?", "ORD-3"),  # the one still under way
+        (_ORDERS, "when will my order arrive?", "ORD-3"),
+        (_ORDERS, "Show my recent orders", None),  # the list was asked for
+        (_ORDERS, "Wo sind meine Bestellungen?", None),
+        ([*_ORDERS, {"orderRef": "ORD-4", "status": "processing"}], "Where is my order?", None),
+        (_ORDERS[1:], "Where is my order?", None),  # nothing under way
+        ([{"orderRef": "ORD-5", "status": "on_hold"}], "Et où en est ma commande ?", "ORD-5"),
+    ],
+)
+def test_the_open_order(orders: list[dict[str, str]], question: str, ref: str | None) -> None:
+    assert the_open_order(orders, question) == ref

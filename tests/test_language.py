@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from app.turn.language import asks_about_a_thing, detect_language, first_person
+from app.turn.language import (
+    asks_about_a_thing,
+    asks_for_information,
+    detect_language,
+    first_person,
+)
 
 
 @pytest.mark.parametrize(
@@ -74,7 +79,33 @@ def test_first_person(text: str, own: bool) -> None:
         ("Können Sie das Abo kündigen?", False),
         ("Pouvez-vous annuler la commande ?", False),
         ("Wo ist meine Bestellung?", False),
+        # a topic raised ("what about X?") asks about it, unless it is the customer's own
+        ("What about unbinding?", True),
+        ("and how about the kiosk?", True),
+        ("Und was ist mit dem Kiosk?", True),
+        ("Et qu'en est-il du kiosque ?", True),
+        ("what about my refund?", False),
+        ("How about you refund us?", False),
     ],
 )
 def test_a_question_about_a_thing(text: str, about_a_thing: bool) -> None:
     assert asks_about_a_thing(text) is about_a_thing
+
+
+@pytest.mark.parametrize(
+    ("text", "wants_an_answer"),
+    [
+        ("Briefly narrate the story of this novel.", True),
+        ("Explain how seats are billed", True),
+        ("please tell me the opening hours", True),
+        ("walk me through pairing a tag", True),
+        ("Erkläre mir die Rechnung", True),
+        ("Décris le processus de retour", True),
+        ("where is it", True),  # a question without its mark
+        ("ok thanks, that worked", False),
+        ("great", False),
+        ("The list is fine now", False),  # "list" as a noun, not an instruction
+    ],
+)
+def test_asks_for_information(text: str, wants_an_answer: bool) -> None:
+    assert asks_for_information(text) is wants_an_answer

@@ -15,6 +15,7 @@ EXEMPLARS = [
     "talk to someone",
 ]
 DICTIONARY = {"update", "cancer", "correct", "order", "please", "chat", "with", "to", "my"}
+DICTIONARY |= {"narrated", "the", "plot"}
 
 
 @pytest.fixture
@@ -37,6 +38,8 @@ def speller() -> Speller:
         ("open a Freemium account", "open a Freemium account"),  # a name inside a sentence
         ("cancel ORD-1042 now", "cancel ORD-1042 now"),  # identifiers and capitals stay
         ("refnd", "refund"),
+        ("narrate the plot", "narrate the plot"),  # the base of a listed inflection ("narrated")
+        ("cancle my order", "cancel my order"),  # a typo ending in "e" is still repaired
         ("teh", "teh"),  # too short to repair safely
         ("xqzvbnmw", "xqzvbnmw"),  # nothing near: left as typed
     ],

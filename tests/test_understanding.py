@@ -259,6 +259,44 @@ def test_follow_ups_keep_their_order(api: Api) -> None:
     assert "ORD-1003" in meta["condensedQuestion"] and "ORD-1003" in out["reply"]["content"]
 
 
+def test_where_is_my_order_shows_the_one_under_way(api: Api) -> None:
+    # ORD-1015 is Brightwater's only order not yet delivered: "my order" is that one
+    h = api.session("cus_brightwater")
+    conv = api.conversation(h)
+    out = api.send(h, conv, "Where is my order?")
+    meta = _meta(out)
+    assert ("listRecentOrders", True, None) in _tools(meta)
+    assert ("lookupOrder", True, "ORD-1015") in _tools(meta), meta["tools"]
+    assert "tracking number" in out["reply"]["content"]
+    out = api.send(h, conv, "when will it arrive?")
+    assert ("lookupOrder", True, "ORD-1015") in _tools(_meta(out))
+    # Castellan has two orders under way (ORD-1003, ORD-1004): which one is not guessed
+    h = api.session("cus_castellan")
+    conv = api.conversation(h)
+    meta = _meta(api.send(h, conv, "Where is my order?"))
+    assert [t for t, _, _ in _tools(meta)] == ["listRecentOrders"], meta["tools"]
+
+
+@pytest.mark.parametrize(
+    ("text", "not_intent"),
+    [
+        ("What about unbinding?", None),  # a topic raised: nothing to hand to a person
+        ("Briefly narrate the story of this novel.", "acknowledgment"),  # asks, not thanks
+    ],
+)
+def test_a_topic_or_an_instruction_to_tell_is_neither_a_case_nor_thanks(
+    api: Api, text: str, not_intent: str | None
+) -> None:
+    h = api.session("cus_brightwater")
+    conv = api.conversation(h)
+    meta = _meta(api.send(h, conv, text))
+    assert meta["escalated"] is False and meta["intent"] not in ESCALATING
+    assert meta["intent"] != not_intent
+    assert meta["confidence"] in ("strong", "weak", "none") and meta["passageCount"] >= 0
+    assert "retrieve" in meta["latencyMs"], meta["latencyMs"]  # it was searched for
+    assert api.escalations(conv) == []
+
+
 @pytest.mark.parametrize(
     ("customer", "text", "language", "order"),
     [

@@ -1203,6 +1203,35 @@ def carry_tools(
     )
 
 
+# Order states after which there is nothing left to track; an order in any other state
+# (processing, shipped, on hold…) is still on its way.
+SETTLED_ORDER_STATUSES: Final = frozenset(
+    {"delivered", "returned", "canceled", "cancelled", "refunded", "completed"}
+)
+# A question about several orders ("my recent orders", "alle Bestellungen", "mes commandes")
+# wants the list, not one of them.
+_SEVERAL_ORDERS: Final = re.compile(
+    r"\b(?:orders|bestellungen|commandes|list\w*|all|alle\w*|tou(?:te)?s|recent\w*|"
+    r"letzte\w*|derni[eè]res?|history|verlauf|historique)\b",
+    re.IGNORECASE,
+)
+
+
+def the_open_order(orders: Sequence[Any], question: str) -> str | None:
+    """The reference of the one listed order still under way, when the question is about one
+    order ("where is my order?", "when will it arrive?") and exactly one is not settled; None
+    when several are open (which one is a guess) or the question asks for the list."""
+    if _SEVERAL_ORDERS.search(question):
+        return None
+    open_refs = [
+        o.get("orderRef")
+        for o in orders
+        if isinstance(o, dict)
+        and str(o.get("status") or "").casefold() not in SETTLED_ORDER_STATUSES
+    ]
+    return open_refs[0] if len(open_refs) == 1 and isinstance(open_refs[0], str) else None
+
+
 def order_for_products(
     orders: Sequence[Any], products: Sequence[str], ids: Identifiers
 ) -> str | None:

@@ -27,7 +27,7 @@ from app.store.models import Conversation, Customer, Message
 from app.tenant import Tenant
 from app.turn import memory, problem
 from app.turn.clamp import Condensation, without_customer_data
-from app.turn.condense import carry_tools, condense, order_for_products
+from app.turn.condense import carry_tools, condense, order_for_products, the_open_order
 from app.turn.entitlement import normalize_locale
 from app.turn.escalate import (
     Decision,
@@ -537,16 +537,19 @@ async def _retrieve_in_language(
 
 
 async def _run_tools(tools: SessionTools, cond: Condensation, ids: Identifiers) -> list[ToolResult]:
-    """The turn's tool calls; a product named after an order list picks that order ("the
-    kiosks one"), and looks it up."""
+    """The turn's tool calls. After an order list, a product named picks that order ("the
+    kiosks one"); a question about one order without a product ("where is my order?", "when
+    will it arrive?") picks the one order still under way, if there is exactly one. The
+    picked order is looked up too."""
     results: list[ToolResult] = []
     for name in cond.needs_tools:
         result = await tools.call(name, _tool_args(name, cond))
         results.append(result)
         if name == "listRecentOrders" and result.found and isinstance(result.data, list):
-            ref = order_for_products(
-                result.data, [n for _, n in ids.products(cond.standalone_question)], ids
-            )
+            products = [n for _, n in ids.products(cond.standalone_question)]
+            ref = order_for_products(result.data, products, ids)
+            if ref is None and not products:
+                ref = the_open_order(result.data, cond.standalone_question)
             if ref is not None:
                 results.append(await tools.call("lookupOrder", {"orderRef": ref}))
     return results

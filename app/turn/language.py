@@ -275,6 +275,26 @@ def opens_as_question(text: str) -> bool:
     return bool(_QUESTION_OPENING.match(text))
 
 
+# An instruction to tell, show or explain something ("Briefly narrate the story…", "Explain
+# how seats are billed", "Erkläre mir…", "Décris…"): a request for information, worded as an
+# imperative, optionally after "please" or an adverb.
+_INFORMATION_IMPERATIVE: Final = re.compile(
+    r"^\W*(?:(?:please|pls|kindly|briefly|quickly|now|bitte|kurz|svp|stp)\s+)*(?:"
+    r"tell|explain|describe|narrate|summari[sz]e|list|outline|define|compare|clarify|show|"
+    r"walk\s+me\s+through|give\s+me|help\s+me\s+(?:understand|with)|"
+    r"erkl[äa]re?n?|beschreibe?n?|nenne?n?|zeige?n?|fasse?\s+\w+\s+zusammen|"
+    r"explique[rz]?|d[ée]cri[rstv]\w*|r[ée]sume[rz]?|donne[rz]?(?:-moi)?|montre[rz]?(?:-moi)?"
+    r")\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_information(text: str) -> bool:
+    """Worded as a question, or as an instruction to tell or explain something (en, de, fr):
+    either way the message wants an answer, so it is never a bare acknowledgment."""
+    return opens_as_question(text) or bool(_INFORMATION_IMPERATIVE.match(text))
+
+
 # A question about a thing: an interrogative (and its auxiliary, in English) followed by a
 # subject that is an article or "your" ("what does the manual say…", "is the charger
 # included?", "was sagt das Handbuch…", "que dit le manuel…"). Its subject is neither the
@@ -290,7 +310,11 @@ _ABOUT_A_THING: Final = re.compile(
     r"|^\W*(?:ist|sind|gibt|kann|hat|wird)\s+(?:der|die|das|es)\b"
     r"|^\W*(?:que|qu'|comment|quand|où|pourquoi|quel(?:le)?s?)\s*[^\W\d]+"
     r"(?:-t-(?:il|elle|ils|elles))?\s+(?:le|la|les|l'|un|une|du|des|votre|vos)"
-    r"|^\W*est-ce\s+qu(?:e\s+|')(?:le|la|les|l'|un|une|il\s+y\s+a)",
+    r"|^\W*est-ce\s+qu(?:e\s+|')(?:le|la|les|l'|un|une|il\s+y\s+a)"
+    # "what about unbinding?", "und was ist mit…", "et pour…": a topic raised, nothing asked for
+    r"|^\W*(?:and\s+|so\s+)?(?:what|how)\s+about\b"
+    r"|^\W*(?:und\s+)?was\s+ist\s+mit\b"
+    r"|^\W*(?:et\s+)?(?:qu'en\s+est-il|quid)\b",
     re.IGNORECASE,
 )
 # the company addressed as the one to act ("can you…", "können Sie…", "pouvez-vous…"), or the

@@ -43,7 +43,12 @@ from app.providers.errors import ProviderError
 from app.safety.screen import AI_ADDRESSED, instruction_reasons
 from app.tenant import POLICY_INTENTS, SENTIMENTS, Tenant, generic_tenant
 from app.turn.identifiers import Vocabulary
-from app.turn.language import asks_about_a_thing, detect_language, first_person, opens_as_question
+from app.turn.language import (
+    asks_about_a_thing,
+    asks_for_information,
+    detect_language,
+    first_person,
+)
 from app.turn.spelling import Speller
 from tuning import TUNING
 
@@ -489,7 +494,7 @@ class Router:
             "?" in text
             or len(text.split()) > 8
             or bool(_NEGATIVE_CONTEXT.search(text))
-            or opens_as_question(text)
+            or asks_for_information(text)
             or bool(_IDENTIFIER_LIKE.search(text))
         )
         for label, p in ranked:

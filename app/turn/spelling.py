@@ -121,7 +121,12 @@ class Speller:
                     return True  # stopped -> stop
                 if stem.endswith("i") and stem[:-1] + "y" in self._known:
                     return True  # modified -> modify
-        return False
+        # the base of a known inflection: a word list can hold "narrated" without "narrate"
+        return (
+            low.endswith("e")
+            and len(low) >= 5
+            and bool({low + "d", low + "s", low[:-1] + "ing"} & self._known)
+        )
 
     def repair(self, text: str) -> str:
         """`text` with each unknown word replaced by its repair (unchanged when none is sure)."""
