@@ -119,11 +119,14 @@ REWRITES = [
     ("what about android?", ["Is there a booking app for iOS?"],
      "Is there a booking app for android?"),
     ("and ORD-2000?", ["Has ORD-1042 shipped?"], "Has ORD-2000 shipped?"),
+    # ... or add it, with the customer's preposition, to a question that named none
+    ("and for pro?", ["How do I add a room?"], "How do I add a room for pro?"),
+    ("and on Pro?", ["how many users can I have?"], "how many users can I have on Pro?"),
+    ("and Pro?", ["how many users can I have?"], "and Pro?"),  # no preposition: a guess
     # subjectless short follow-ups carry the subject
     ("how much?", ["Is there an extra cost for the Visitor Kiosk?"],
      "how much regarding the Visitor Kiosk?"),
     # nothing to resolve, or not ours to guess: the message stays as written
-    ("and for pro?", ["How do I add a room?"], "and for pro?"),
     ("what about security?", ["Tell me about the Room Panel"], "what about security?"),
     ("how much does it cost?", ["hello"], "how much does it cost?"),
     ("my desk tag is blank, is it broken?", ["How do I book a room?"],

@@ -101,8 +101,8 @@ _END = r"[\s?.!]*$"
 _LEAD = r"^(?:and|but|so|ok(?:ay)?|also)?[\s,]*"
 _ELLIPSIS = [
     re.compile(_LEAD + r"(?:what|how) about\s+(?P<x>.+?)" + _END, re.I),
-    re.compile(r"^(?:and|but|also|same)[\s,]+(?:for|on|with|in|from|to|via)\s+(?P<x>.+?)" + _END,
-               re.I),
+    re.compile(r"^(?:and|but|also|same)[\s,]+(?P<p>for|on|with|in|from|to|via)\s+(?P<x>.+?)"
+               + _END, re.I),
     re.compile(r"^(?:and|or)\s+(?P<x>(?:\S+\s*){1,3}?)" + _END, re.I),
     re.compile(r"^(?:same|what) (?:for|with|on) (?P<x>.+?)" + _END, re.I),
 ]  # fmt: skip
@@ -300,6 +300,20 @@ def _swap_same_kind(previous: str, x: str, vocab: Vocabulary) -> str | None:
     return previous[:start] + core + previous[end:]
 
 
+def _add_same_kind(previous: str, x: str, prep: str | None, vocab: Vocabulary) -> str | None:
+    """'how many users can I have?' + 'and on Pro?' → 'how many users can I have on Pro?': a
+    plan or platform asked about after a question that named none (with one, `_swap_same_kind`
+    replaces it), with the customer's own preposition; without one ("and Pro?") nothing is
+    added: how it attaches would be a guess."""
+    kind = _kind(x, vocab)
+    if prep is None or kind not in {"plan", "platform"}:
+        return None
+    words = vocab.plans if kind == "plan" else vocab.platforms
+    if re.search(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", previous, re.IGNORECASE):
+        return None
+    return f"{previous.rstrip(' ?.!')} {prep} {x.strip(' ?.!')}?"
+
+
 _COPULA_NEXT: Final = frozenset(["is", "was", "are", "were", "'s", "mean", "means", "sounds"])
 
 
@@ -441,6 +455,10 @@ def resolve_followup(
             swapped = _swap_same_kind(previous, m.group("x").strip(), vocab)
             if swapped is not None:
                 return Rewrite(swapped, "ellipsis_swap")
+            prep = m.groupdict().get("p")
+            added = _add_same_kind(previous, m.group("x").strip(), prep, vocab)
+            if added is not None:
+                return Rewrite(added, "ellipsis_add")
             # "what about security?": an aspect of the topic, or a new topic? Not ours to guess.
             return Rewrite(text, None)
 

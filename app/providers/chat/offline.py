@@ -746,6 +746,9 @@ def _headed(chosen: Sequence[_Sentence], asked: set[str]) -> list[_Sentence]:
 # --------------------------------------------------------------------------- the provider
 
 
+_ORDER_TOOLS = frozenset({"lookupOrder", "listRecentOrders"})
+
+
 def offline_answer(request: GenerationRequest) -> str:
     """The whole offline answer for a request (pure)."""
     ph = request.phrases
@@ -755,7 +758,18 @@ def offline_answer(request: GenerationRequest) -> str:
     found = any(r.ok and r.found for r in request.tool_results)
     question = f"{request.original} {request.question}".strip()
     extract = ""
-    if request.passages and request.confidence != "none" and not found:
+    # A lookup that found something is the answer. After an order's facts (status, carrier,
+    # items) a strong passage is added too: they never explain how a product behaves, and the
+    # order lookup may be the router's guess from a product name ("my desk tags show
+    # yesterday's bookings" lists orders; the article on the symptom still answers). A
+    # subscription or case lookup answers about the account itself and stands alone.
+    orders_only = found and all(
+        r.tool in _ORDER_TOOLS for r in request.tool_results if r.ok and r.found
+    )
+    if request.passages and (
+        (request.confidence != "none" and not found)
+        or (request.confidence == "strong" and orders_only)
+    ):
         reading = Reading.of(request.locale, request.product_names)
         extract = extract_answer(question, request.passages, reading)
     if not found and not extract:
