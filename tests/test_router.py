@@ -111,6 +111,19 @@ async def test_policy_questions_answered_requests_escalate(
         ("can guests book for someone else", False),
         ("the sync agent crashes on startup", False),
         ("how many people fit in room 4", False),
+        # German and French
+        ("Ich möchte mit einem Menschen sprechen", True),
+        ("Kann ich mit jemandem reden?", True),
+        ("Verbinden Sie mich bitte mit einem Mitarbeiter", True),
+        ("Ich will einen echten Menschen, keinen Bot", True),
+        ("Je veux parler à quelqu'un", True),
+        ("Je veux parler à quelqu’un", True),
+        ("Mettez-moi en relation avec un conseiller", True),
+        ("je voudrais un vrai humain, pas un robot", True),
+        ("Wie füge ich einen Mitarbeiter hinzu?", False),
+        ("Comment inviter quelqu'un dans mon espace ?", False),
+        ("Wie verbinde ich das Raumpanel mit dem WLAN?", False),
+        ("Comment connecter le panneau au Wi-Fi ?", False),
     ],
 )
 def test_explicit_human_request(text: str, expected: bool) -> None:
@@ -130,6 +143,14 @@ def test_explicit_human_request(text: str, expected: bool) -> None:
         ("thanks but it still fails", "frustrated"),
         ("how do I add a room", None),
         ("my SSO login fails with AUTH_302", None),
+        # German and French
+        ("ich habe es schon neu gestartet, das nervt langsam", "frustrated"),
+        ("Das funktioniert immer noch nicht", "frustrated"),
+        ("Das ist eine Frechheit", "angry"),
+        ("j'ai déjà essayé, c'est pénible", "frustrated"),
+        ("c'est inadmissible", "angry"),
+        ("Wie koppele ich ein Desk Tag?", None),
+        ("Comment configurer le panneau de salle ?", None),
     ],
 )
 def test_lexicon_sentiment(text: str, expected: str | None) -> None:

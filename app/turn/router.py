@@ -86,6 +86,26 @@ _HUMAN_REQUEST = [
     _rx(r"\bescalate (?:this|it|my (?:case|issue|ticket))\b"),
     _rx(r"\bnot (?:a |another |talk(?:ing)? to a )?(?:bot|robot|machine)\b"),
 ]
+# The same ask in German and French: a verb of speaking or connecting with a person named,
+# or a person asked for outright ("einen echten Menschen", "un vrai conseiller", "pas un robot").
+_SPEAK_DE_FR = _rx(
+    r"\b(?:sprech\w*|sprich|rede[nt]?|telefonier\w*|chatte[nt]?|verbinde[nt]?|verbunden|"
+    r"weiterleite\w*|weiterzuleite\w*|durchstell\w*|parler|discuter|joindre|contacter|"
+    r"appele[rz]|(?:mettre|mettez|mets|mettre)[\s-](?:moi|nous)\s+en\s+(?:relation|contact)|"
+    r"en\s+relation\s+avec|passe[rz]?[\s-]moi|transf[ée]re[rz]?)\b"
+)
+_PERSON_DE_FR = _rx(
+    r"\b(?:mensch(?:en)?|mitarbeiter(?:in|innen|n)?|einer?\s+person|jemand(?:em|en)?|"
+    r"berater(?:in)?|kundendienst|kundenservice|support-?team|"
+    r"humains?|une\s+personne|quelqu'un|conseill(?:er|ère|ers|ères)|agent|op[ée]rat(?:eur|rice)|"
+    r"interlocut(?:eur|rice)|service\s+client)\b"
+)
+_ASK_PERSON_DE_FR = _rx(
+    r"\b(?:echte[nmr]?|richtige[nmr]?)\s+(?:mensch\w*|person|mitarbeiter\w*)\b"
+    r"|\b(?:kein(?:em|en)?)\s+(?:bot|roboter|maschine|chatbot)\b"
+    r"|\b(?:vrai(?:e)?s?)\s+(?:personnes?|humains?|conseill\w+|agents?)\b"
+    r"|\bpas\s+(?:à\s+|avec\s+)?(?:un|une)\s+(?:bot|robot|machine|chatbot)\b"
+)
 _HUMAN_NOT_REQUEST = _rx(
     # talking *about* people in the product: seats, guests, visitors, team members
     r"\b(?:add|invite|remove|assign|book for|seats? for|visitor|guest|host)\w*\s+(?:a |an |the )?"
@@ -99,7 +119,12 @@ def explicit_human_request(text: str) -> bool:
         text
     ):
         return False
-    return any(p.search(text) for p in _HUMAN_REQUEST)
+    if any(p.search(text) for p in _HUMAN_REQUEST):
+        return True
+    text = text.replace("’", "'")
+    return bool(
+        (_SPEAK_DE_FR.search(text) and _PERSON_DE_FR.search(text)) or _ASK_PERSON_DE_FR.search(text)
+    )
 
 
 # Who a request for a person names: the people above, an "assistant" or "advisor" to talk to, a
@@ -144,7 +169,11 @@ _PROFANITY = _rx(
 _ANGRY = _rx(
     r"\b(?:unacceptable|outrageous|ridiculous|furious|livid|disgust\w*|pathetic|useless|"
     r"worst|scam\w*|rip[- ]?off|thie(?:f|ves)|stole|garbage|rubbish|incompetent|joke of a|"
-    r"sick (?:and tired )?of|how dare)\b"
+    r"sick (?:and tired )?of|how dare|"
+    # German, French
+    r"unverschämt\w*|inakzeptabel|frechheit|unfähig\w*|betrug|abzocke|lächerlich|nutzlos\w*|"
+    r"inadmissible|inacceptable|scandaleu\w*|honteu\w*|arnaque\w*|escroqu\w*|ridicule|"
+    r"incompétent\w*|lamentable)\b"
 )
 _FRUSTRATED = _rx(
     r"\b(?:still (?:not|doesn'?t|does not|isn'?t|won'?t|can'?t|broken|waiting|no|fail\w*|"
@@ -152,7 +181,15 @@ _FRUSTRATED = _rx(
     r"fourth|fifth|\d+(?:st|nd|rd|th)) time|tried everything|keeps? (?:happening|failing|"
     r"crashing)|frustrat\w*|annoy\w*|fed up|tired of|for (?:days|weeks|hours)|waste of time|"
     r"didn'?t help|not helpful|already (?:told|tried|did)|nobody|no one (?:has )?(?:replied|"
-    r"answered|helped)|why (?:is|does) (?:this|it) (?:so|always))\b"
+    r"answered|helped)|why (?:is|does) (?:this|it) (?:so|always)|"
+    # German, French
+    r"nervt|nervig\w*|genervt|frustri\w*|immer noch (?:nicht|kein\w*)|schon wieder|"
+    r"zum (?:zweiten|dritten|vierten|x-ten) mal|schon (?:\w+ )?(?:versucht|probiert|gemacht|"
+    r"neu gestartet)|seit (?:tagen|wochen|stunden)|hilft (?:nicht|nichts)|niemand (?:antwortet|"
+    r"hilft)|énerv\w*|agaç\w*|agac\w*|pénible|toujours pas|encore une fois|"
+    r"(?:deuxième|troisième|quatrième) fois|déjà (?:essayé|fait|dit|redémarré)|"
+    r"depuis des (?:jours|semaines|heures)|ne sert à rien|personne ne (?:répond|m'aide)|"
+    r"(?:j'en ai |en avoir )marre)\b"
 )
 _POSITIVE = _rx(
     r"\b(?:thanks?|thank you|thx|ty|cheers|appreciated?|great|awesome|perfect|excellent|"
