@@ -527,6 +527,7 @@ async def _retrieve_in_language(
             reranker=services.reranker,
             tuning=services.tuning,
             previous_message=previous_message,
+            synonyms=services.tenant.synonym_table,
         )
         if result is None or (result.confidence == "none" and attempt.confidence != "none"):
             result, used = attempt, candidate
