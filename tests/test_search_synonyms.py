@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from app.providers.chat.offline import Reading, missing_names, synonym_terms
 from app.providers.rerank.offline import lexical_features
 from app.search.analyzer import query_terms
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms, expand_query, member_problem
@@ -122,3 +123,24 @@ def test_answerability_coverage_counts_synonyms() -> None:
 def test_member_problems(member: str, problem: str | None) -> None:
     found = member_problem(member)
     assert (found is None) if problem is None else (found is not None and problem in found)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Passage:
+    title: str
+    text: str
+    breadcrumb: str = ""
+    kind: str = "doc"
+
+
+def test_the_offline_answerer_reads_a_synonym_as_the_word_asked_about() -> None:
+    question = "How long does delivery to the UK take?"
+    passage = _Passage("Delivery times", "Delivery to the United Kingdom takes 2–4 business days.")
+    # the reply no longer says the articles "don't mention UK" when they write United Kingdom
+    assert missing_names(question, [passage]) == ["UK"]
+    assert missing_names(question, [passage], TABLE) == []
+    # a sentence's terms include its synonyms' (what the extractive answer scores against)
+    grouped = Reading.of("en", None, TABLE)
+    assert "uk" in synonym_terms(passage.text, grouped)
+    assert synonym_terms(passage.text, Reading()) == set()
+    assert synonym_terms("Delivery to Canada takes 4–7 days.", grouped) == set()

@@ -316,6 +316,7 @@ async def _answer(
             phrases=phrases,
             reference=services.prompt_reference,
             product_names=services.router.vocabulary.ids.product_names,
+            synonyms=tenant.synonym_table,
         ):
             if isinstance(item, str):
                 await sink.delta(item)
