@@ -402,6 +402,7 @@ async def test_synonyms_expand_the_lexical_query_only(local: LocalSearch) -> Non
         assert r.rerank_query == "QKP"
         if expect_top:
             assert r.lexical_query == "QKP\nquokkaplan"
+            assert r.synonyms_added == ("quokkaplan",)
             assert r.bm25_articles[0].doc_id == expect_top
         else:
             assert r.lexical_query == "QKP" and r.bm25_articles == ()

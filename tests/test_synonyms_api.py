@@ -114,4 +114,6 @@ def test_the_abbreviation_finds_the_long_form_article_only_with_the_group(docs: 
     # without the group the article that writes "UK" (and does not answer) ranks first
     assert [p["docId"] for p in plain["passages"]][:1] == [DISTRACTOR], plain["passages"]
     assert _score_of(grouped, ANSWER_DOC) > _score_of(plain, ANSWER_DOC)
+    assert grouped["synonymsAdded"] == ["United Kingdom", "Great Britain"]  # in the trace
+    assert plain["synonymsAdded"] == [] and long_form["synonymsAdded"] == ["UK", "Great Britain"]
     assert grouped["confidence"] != "none", grouped.get("confidenceReason")

@@ -17,9 +17,13 @@ collection that `LocalSearch` would have to imitate; expanding the query text be
 a group needs no index rebuild. The expansion is applied in one place, `app.turn.retrieve`,
 before the query reaches either backend.
 
-`covered_terms` serves the offline reranker and the answerability check, which measure how much
-of the customer's question a passage covers: a passage that writes "United Kingdom" covers the
-question's "UK". The question's terms are not changed (the denominator stays what the customer
+`covered_terms` serves the offline reranker, the answerability check and the offline answerer,
+which measure how much of the customer's question a passage covers. The reranker reads the
+customer's original message, not the expanded BM25 query, so expanding its text would dilute
+the question with words the customer never wrote (every member of a group, most of them absent
+from any one passage) and would change the embedding it also scores with. Instead the same
+matcher is applied to the passage side: a passage that writes "United Kingdom" covers the
+question's "UK". The question's terms are unchanged (the denominator stays what the customer
 asked about), and nothing here touches the dense (embedding) query.
 """
 

@@ -1,10 +1,11 @@
 """A tenant's vocabulary as data: one validated file per company (DESIGN 5.1).
 
-Product names, identifier formats, policy phrases, example utterances for the intent classifier
-and localized reply templates live in a YAML file the service loads at start-up
-(`<seed_dir>/tenant.yaml`, or `TENANT_FILE`). Nothing in `app/` names a company, a product or a
-data set's topic; a folder without a tenant file gets the generic profile in `generic.yaml`
-(generic support exemplars, order/case/error-code formats, English/German/French templates).
+Product names, identifier formats, policy phrases, example utterances for the intent classifier,
+synonym groups for lexical search and localized reply templates live in a YAML file the service
+loads at start-up (`<seed_dir>/tenant.yaml`, or `TENANT_FILE`). Nothing in `app/` names a
+company, a product or a data set's topic; a folder without a tenant file gets the generic
+profile in `generic.yaml` (generic support exemplars, order/case/error-code formats,
+English/German/French templates).
 
 A tenant file is *merged over* the generic profile: exemplar lists extend it (so a tenant adds
 its own product words and keeps the generic coverage), templates override it key by key, every

@@ -343,6 +343,7 @@ async def _answer(
         retrieval_locale=retrieval_locale,
         retrieval_reason=retrieval.reason if retrieval else None,
         retrieval_errors=list(retrieval.errors) if retrieval else [],
+        synonyms_added=list(retrieval.synonyms_added) if retrieval else [],
         escalated=decision.escalate,
         escalation_reason=decision.reason,
         escalation_explanation=decision.explain(),

@@ -107,6 +107,7 @@ class RetrievalResult:
     # what the lexical (BM25) ranker searched: `query` plus the tenant's synonyms of the terms
     # it names (app/search/synonyms.py); equal to `query` when no group matched
     lexical_query: str = ""
+    synonyms_added: tuple[str, ...] = ()  # the group members `lexical_query` added
     # the tenant's synonym groups, for the lexical parts of the answerability check
     synonyms: SynonymTable = field(default=EMPTY, repr=False, compare=False)
     # the embedded `query` (None when embedding failed): the answerability check reuses it
@@ -226,6 +227,7 @@ async def retrieve(
     base = RetrievalResult(
         query=search_text,
         lexical_query=expand_query(search_text, synonyms),
+        synonyms_added=tuple(synonyms.additions(search_text)),
         synonyms=synonyms,
         rerank_query=rerank_query(original, condensed, tuning.rerank_with_condensed),
         filter=filt,
