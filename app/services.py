@@ -200,7 +200,7 @@ async def build_services(
         tuning=tuning,
         store=store,
         embedder=embedder,
-        reranker=build_reranker(settings, embedder, tuning),
+        reranker=build_reranker(settings, embedder, tuning, tenant.synonym_table),
         router=Router(embedder, tenant=tenant),
         tenant=tenant,
         chat_model=build_chat_model(settings, tuning),

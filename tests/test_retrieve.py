@@ -15,6 +15,7 @@ from app.providers.rerank import FakeReranker
 from app.search.base import Hit, SearchError
 from app.search.filters import SearchFilter
 from app.search.local import LocalSearch
+from app.search.synonyms import EMPTY, SynonymTable
 from app.store import Store
 from app.turn.retrieve import LATENCY_STAGES, RANKED_STAGES, clean_query, retrieve
 from tuning import TUNING, ConfidenceBands
@@ -375,3 +376,33 @@ async def test_the_previous_message_only_ever_raises_the_sentence_match(local: L
         for t in c
     )
     assert with_previous > without
+
+
+SYNONYMS = SynonymTable((("QKP", "quokkaplan"),))
+
+
+async def test_synonyms_expand_the_lexical_query_only(local: LocalSearch) -> None:
+    for table, expect_top in ((SYNONYMS, "audit-log-export"), (EMPTY, None)):
+        backend = RecordingBackend(local)
+        embedder = FakeEmbedder()
+        r = await retrieve(
+            "QKP",
+            "QKP",
+            "enterprise",
+            "en",
+            backend=backend,  # type: ignore[arg-type]
+            embedder=embedder,
+            reranker=FakeReranker(),
+            tuning=TUNED,
+            now=NOW,
+            synonyms=table,
+        )
+        assert backend.texts == [r.lexical_query]
+        assert embedder.calls[0] == ["QKP"]  # the dense query stays the customer's words
+        assert r.rerank_query == "QKP"
+        if expect_top:
+            assert r.lexical_query == "QKP\nquokkaplan"
+            assert r.synonyms_added == ("quokkaplan",)
+            assert r.bm25_articles[0].doc_id == expect_top
+        else:
+            assert r.lexical_query == "QKP" and r.bm25_articles == ()

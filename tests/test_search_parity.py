@@ -21,6 +21,7 @@ from app.search.atlas import AtlasSearch
 from app.search.base import SearchBackend
 from app.search.filters import SearchFilter
 from app.search.local import LocalSearch
+from app.search.synonyms import SynonymTable, expand_query
 from app.settings import Settings
 from app.store import Store, open_store
 from app.turn.entitlement import filter_for_customer
@@ -100,6 +101,22 @@ async def test_bm25_parity(backend: SearchBackend, case: LexicalCase) -> None:
     if case.top_passage:
         assert hits[0].passage_id == case.top_passage
     assert all(h.score > 0 for h in hits)
+
+
+@pytest.mark.parametrize(
+    ("filt", "top_doc"), [(ENTERPRISE, "audit-log-export"), (FREE, None)], ids=["ent", "free"]
+)
+async def test_bm25_parity_with_synonyms(
+    backend: SearchBackend, filt: SearchFilter, top_doc: str | None
+) -> None:
+    """The expansion is query text (app/search/synonyms.py), so both backends rank it alike and
+    the entitlement filter applies to the added terms as to the customer's own."""
+    assert await backend.bm25_articles("QKP", filt, TUNING.keyword_limit) == []
+    expanded = expand_query("QKP", SynonymTable((("QKP", "quokkaplan"),)))
+    hits = await backend.bm25_articles(expanded, filt, TUNING.keyword_limit)
+    assert [h.doc_id for h in hits][:1] == ([top_doc] if top_doc else [])
+    if top_doc:
+        assert hits[0].passage_id == f"{top_doc}#1"
 
 
 @pytest.mark.parametrize(

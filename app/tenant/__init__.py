@@ -1,10 +1,11 @@
 """A tenant's vocabulary as data: one validated file per company (DESIGN 5.1).
 
-Product names, identifier formats, policy phrases, example utterances for the intent classifier
-and localized reply templates live in a YAML file the service loads at start-up
-(`<seed_dir>/tenant.yaml`, or `TENANT_FILE`). Nothing in `app/` names a company, a product or a
-data set's topic; a folder without a tenant file gets the generic profile in `generic.yaml`
-(generic support exemplars, order/case/error-code formats, English/German/French templates).
+Product names, identifier formats, policy phrases, example utterances for the intent classifier,
+synonym groups for lexical search and localized reply templates live in a YAML file the service
+loads at start-up (`<seed_dir>/tenant.yaml`, or `TENANT_FILE`). Nothing in `app/` names a
+company, a product or a data set's topic; a folder without a tenant file gets the generic
+profile in `generic.yaml` (generic support exemplars, order/case/error-code formats,
+English/German/French templates).
 
 A tenant file is *merged over* the generic profile: exemplar lists extend it (so a tenant adds
 its own product words and keeps the generic coverage), templates override it key by key, every
@@ -22,6 +23,8 @@ from typing import Any, Final, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from app.search.synonyms import SynonymTable, member_problem
 
 GENERIC_FILE: Final = Path(__file__).with_name("generic.yaml")
 TENANT_FILE_NAME: Final = "tenant.yaml"
@@ -165,6 +168,34 @@ class Tenant(_Strict):
     # localized reply templates: locale -> key -> text with {placeholders}
     templates: dict[str, dict[str, str]] = {}
     reference: Reference = Reference()
+    # groups of equivalent terms for lexical search ("UK" = "United Kingdom"): the customer's
+    # spelling and the documentation's (app/search/synonyms.py); none in the generic profile
+    synonyms: tuple[tuple[str, ...], ...] = ()
+
+    @field_validator("synonyms", mode="before")
+    @classmethod
+    def _synonym_groups(cls, value: Any) -> Any:
+        """Each group a list of ≥ 2 distinct, searchable terms; errors name the group."""
+        if value is None:
+            return ()
+        if not isinstance(value, list | tuple):
+            raise ValueError("synonyms is a list of groups, e.g. - [UK, United Kingdom]")
+        for i, group in enumerate(value):
+            if not isinstance(group, list | tuple):
+                raise ValueError(f"synonyms[{i}] is not a list of terms: {group!r}")
+            bad = [m for m in group if not isinstance(m, str)]
+            if bad:  # YAML reads NO, ON, 2026 as booleans and numbers
+                raise ValueError(f"synonyms[{i}]: {bad!r} are not text (quote them in YAML)")
+            for member in group:
+                problem = member_problem(member)
+                if problem:
+                    raise ValueError(f"synonyms[{i}]: an entry {problem}")
+            if len(group) < 2:
+                raise ValueError(f"synonyms[{i}] needs at least two terms: {list(group)}")
+            folded = [" ".join(m.casefold().split()) for m in group]
+            if len(set(folded)) != len(folded):
+                raise ValueError(f"synonyms[{i}] repeats a term: {list(group)}")
+        return value
 
     @field_validator("escalate_intents")
     @classmethod
@@ -221,6 +252,11 @@ class Tenant(_Strict):
         return self
 
     # -- derived views ----------------------------------------------------------------------
+
+    @cached_property
+    def synonym_table(self) -> SynonymTable:
+        """`synonyms` ready for query expansion (built once per tenant)."""
+        return SynonymTable(tuple(tuple(m.strip() for m in g) for g in self.synonyms))
 
     @property
     def tool_names(self) -> frozenset[str]:

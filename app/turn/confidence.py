@@ -52,6 +52,7 @@ from typing import Literal
 import numpy as np
 
 from app.search.answer_types import asked_types, named_terms, shows_type
+from app.search.synonyms import EMPTY, SynonymTable, covered_terms
 from app.search.text import content_terms, is_code, term_set
 from tuning import AnswerabilityModel, ConfidenceBands, Tuning
 
@@ -110,6 +111,7 @@ def sentence_match(
     coverage_weight: float,
     *,
     context_vector: Sequence[float] | None = None,
+    synonyms: SynonymTable = EMPTY,
 ) -> float:
     """The `sentence` feature: max over candidates of cosine + weight × term coverage. With a
     `context_vector` (the question read after the previous message, `context_query`), a
@@ -125,6 +127,8 @@ def sentence_match(
     best = -1.0
     for c, cosine in zip(candidates, cosines, strict=True):
         covered = term_set(c.text) | term_set(c.heading)
+        if synonyms:
+            covered |= covered_terms(c.text, synonyms) | covered_terms(c.heading, synonyms)
         share = sum(1 for t in terms if t in covered) / len(terms) if terms else 0.0
         best = max(best, float(cosine) + coverage_weight * share)
     return best
@@ -142,6 +146,8 @@ class Scored:
     best_kind: str = "doc"  # "doc" | "ticket"
     ticket_docs: Sequence[str] = ()  # the tickets ranker's ids, rank order
     sentence: float = 0.0  # `sentence_match` over the top passages (0: not computed)
+    # the tenant's synonym groups: the best passage covers a term it writes another way
+    synonyms: SynonymTable = EMPTY
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +163,7 @@ def answerability_features(question: str, scored: Scored) -> dict[str, float]:
     top = scores[0] if scores else 0.0
     margin = top - scores[1] if len(scores) > 1 else top
     terms = content_terms(question)
-    present = term_set(scored.best_text)
+    present = term_set(scored.best_text) | covered_terms(scored.best_text, scored.synonyms)
     if terms:
         weight = {t: 2.0 if is_code(t) else 1.0 for t in terms}
         coverage = sum(weight[t] for t in terms if t in present) / sum(weight.values())

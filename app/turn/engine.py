@@ -316,6 +316,7 @@ async def _answer(
             phrases=phrases,
             reference=services.prompt_reference,
             product_names=services.router.vocabulary.ids.product_names,
+            synonyms=tenant.synonym_table,
         ):
             if isinstance(item, str):
                 await sink.delta(item)
@@ -342,6 +343,7 @@ async def _answer(
         retrieval_locale=retrieval_locale,
         retrieval_reason=retrieval.reason if retrieval else None,
         retrieval_errors=list(retrieval.errors) if retrieval else [],
+        synonyms_added=list(retrieval.synonyms_added) if retrieval else [],
         escalated=decision.escalate,
         escalation_reason=decision.reason,
         escalation_explanation=decision.explain(),
@@ -527,6 +529,7 @@ async def _retrieve_in_language(
             reranker=services.reranker,
             tuning=services.tuning,
             previous_message=previous_message,
+            synonyms=services.tenant.synonym_table,
         )
         if result is None or (result.confidence == "none" and attempt.confidence != "none"):
             result, used = attempt, candidate

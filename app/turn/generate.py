@@ -50,6 +50,7 @@ from app.providers.chat.base import (
     Usage,
 )
 from app.providers.errors import ProviderError
+from app.search.synonyms import EMPTY, SynonymTable
 from app.text import Phrases, acknowledgment_reply, no_answer_reply, phrase
 from app.turn.citations import CitationStreamFilter, check_citations
 from app.turn.memory import MemoryContext
@@ -152,6 +153,7 @@ def _request(
     phrases: Phrases | None = None,
     reference: str = "",
     product_names: Mapping[str, str] | None = None,
+    synonyms: SynonymTable = EMPTY,
 ) -> GenerationRequest:
     request = build_request(
         question=question,
@@ -168,6 +170,7 @@ def _request(
         phrases=phrases,
         reference=reference,
         product_names=product_names,
+        synonyms=synonyms,
     )
     return dataclasses.replace(request, round_timeout_seconds=round_timeout_seconds)
 
@@ -319,6 +322,7 @@ async def generate_answer(
     phrases: Phrases | None = None,
     reference: str = "",  # the tenant reference block (app.turn.reference)
     product_names: Mapping[str, str] | None = None,  # alias -> product name (the tenant's)
+    synonyms: SynonymTable = EMPTY,  # the tenant's groups (the offline answerer reads them)
 ) -> Answer:
     """The answer for one turn (see the module doc for the rules)."""
     start = time.perf_counter()
@@ -350,6 +354,7 @@ async def generate_answer(
         phrases=phrases,
         reference=reference,
         product_names=product_names,
+        synonyms=synonyms,
     )
     reason: str | None = None
     reply: GenerationReply | None = None
@@ -423,6 +428,7 @@ async def stream_answer(
     phrases: Phrases | None = None,
     reference: str = "",  # the tenant reference block (app.turn.reference)
     product_names: Mapping[str, str] | None = None,  # alias -> product name (the tenant's)
+    synonyms: SynonymTable = EMPTY,  # the tenant's groups (the offline answerer reads them)
 ) -> AsyncIterator[str | Answer]:
     """`generate_answer` as text deltas (`str`), then the `Answer` as the last item."""
     start = time.perf_counter()
@@ -456,6 +462,7 @@ async def stream_answer(
         phrases=phrases,
         reference=reference,
         product_names=product_names,
+        synonyms=synonyms,
     )
     citations = CitationStreamFilter(len(passages))
     raw: list[str] = []

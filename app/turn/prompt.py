@@ -32,6 +32,7 @@ from app.providers.chat.base import (
     ToolRunner,
 )
 from app.safety.screen import without_instructions
+from app.search.synonyms import EMPTY, SynonymTable
 from app.text import first_name, neutralize, tool_result_text
 from app.turn.reference import with_reference
 
@@ -181,6 +182,7 @@ def build_request(
     phrases: Mapping[str, str] | None = None,
     reference: str = "",
     product_names: Mapping[str, str] | None = None,
+    synonyms: SynonymTable = EMPTY,
 ) -> GenerationRequest:
     """The rendered prompt plus the ingredients the offline provider reads directly."""
     prompt = build_prompt(
@@ -210,4 +212,5 @@ def build_request(
         locale=locale,
         phrases=phrases,
         product_names=product_names,
+        synonyms=synonyms,
     )

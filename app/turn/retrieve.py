@@ -31,6 +31,7 @@ from app.providers.rerank.base import Reranker
 from app.providers.rerank.offline import OfflineReranker
 from app.search.base import Hit, SearchBackend
 from app.search.filters import SearchFilter
+from app.search.synonyms import EMPTY, SynonymTable, expand_query
 from app.search.text import sentences
 from app.turn.confidence import (
     Band,
@@ -103,6 +104,12 @@ class RetrievalResult:
     # answerability check may read the question after it (confidence.context_query)
     original: str = field(default="", repr=False)
     previous_message: str = field(default="", repr=False)
+    # what the lexical (BM25) ranker searched: `query` plus the tenant's synonyms of the terms
+    # it names (app/search/synonyms.py); equal to `query` when no group matched
+    lexical_query: str = ""
+    synonyms_added: tuple[str, ...] = ()  # the group members `lexical_query` added
+    # the tenant's synonym groups, for the lexical parts of the answerability check
+    synonyms: SynonymTable = field(default=EMPTY, repr=False, compare=False)
     # the embedded `query` (None when embedding failed): the answerability check reuses it
     query_vector: tuple[float, ...] | None = field(default=None, repr=False, compare=False)
 
@@ -199,6 +206,7 @@ async def retrieve(
     tuning: Tuning,
     now: datetime | None = None,
     previous_message: str = "",
+    synonyms: SynonymTable = EMPTY,
 ) -> RetrievalResult:
     """Retrieve, fuse, rerank and band passages for one customer message.
 
@@ -207,6 +215,9 @@ async def retrieve(
     and `customer_locale` are None for an anonymous visitor (free rung, "en").
     `previous_message` is the customer's message before this one, if any: only the
     answerability check reads it (see `confidence.sentence_match`).
+
+    `synonyms` (the tenant's groups) expands the lexical query only, here, for whichever
+    backend runs it: the dense query stays the customer's words (`app.search.synonyms`).
     """
     started = time.perf_counter()
     filt = filter_for_customer(customer_plan, customer_locale, tuning)
@@ -215,6 +226,9 @@ async def retrieve(
     search_text = condensed or original
     base = RetrievalResult(
         query=search_text,
+        lexical_query=expand_query(search_text, synonyms),
+        synonyms_added=tuple(synonyms.additions(search_text)),
+        synonyms=synonyms,
         rerank_query=rerank_query(original, condensed, tuning.rerank_with_condensed),
         filter=filt,
         reranker=reranker.name,
@@ -271,7 +285,7 @@ async def _retrieve(
             if vector is not None
             else _skipped()
         ),
-        _timed(backend.bm25_articles(base.query, filt, tuning.keyword_limit)),
+        _timed(backend.bm25_articles(base.lexical_query, filt, tuning.keyword_limit)),
         _timed(
             backend.dense_tickets(
                 vector,
@@ -369,6 +383,7 @@ def _scored(
         best_kind=best.kind,
         ticket_docs=list(dict.fromkeys(h.doc_id for h in result.dense_tickets)),
         sentence=sentence,
+        synonyms=result.synonyms,
     )
 
 
@@ -408,6 +423,7 @@ async def _sentence_feature(
         candidates,
         tuning.answer_sentence_coverage,
         context_vector=context_vector,
+        synonyms=result.synonyms,
     )
 
 
@@ -419,7 +435,11 @@ async def _confidence(
     and the band's reason says so."""
     question = result.query  # the standalone question: what the answer must cover
     calibration = reranker.calibration
-    judge = reranker if isinstance(reranker, OfflineReranker) else OfflineReranker(embedder)
+    judge = (
+        reranker
+        if isinstance(reranker, OfflineReranker)
+        else OfflineReranker(embedder, synonyms=result.synonyms)
+    )
     if calibration in tuning.confidence or result.top_rerank_score is None:
         sentence = await _sentence_feature(result, result.reranked, judge, embedder, tuning)
         return decide(question, _scored(result, result.reranked, sentence), calibration, tuning)

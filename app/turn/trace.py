@@ -70,6 +70,8 @@ class TurnTrace(_Camel):
     retrieval_locale: str | None = None
     retrieval_reason: str | None = None
     retrieval_errors: list[str] = Field(default_factory=list)
+    # the tenant's synonyms the lexical (BM25) query was expanded with (app/search/synonyms.py)
+    synonyms_added: list[str] = Field(default_factory=list)
     escalated: bool = False
     escalation_reason: Literal["policy", "explicit", "frustration", "failed_turns"] | None = None
     escalation_explanation: str | None = None

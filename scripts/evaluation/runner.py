@@ -305,6 +305,7 @@ class CaseRunner:
                 reranker=services.reranker,
                 tuning=tuning,
                 previous_message=mask_card_numbers(case.previous_message),
+                synonyms=services.tenant.synonym_table,
             )
             obs.ranked[form] = {s: res.ranked_doc_ids(s) for s in RANKED_STAGES}
             obs.leaks += _leaks(case, form, res, forbidden, ladder)

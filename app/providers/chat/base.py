@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from app.providers.errors import ProviderError
+from app.search.synonyms import EMPTY, SynonymTable
 
 Role = Literal["user", "assistant"]
 MAX_TOOL_ROUNDS = 3  # a support answer needing a fourth lookup is better handed to a person
@@ -147,6 +148,9 @@ class GenerationRequest:
     # the tenant's product aliases, each with the product's name ("raumpanel" -> "Room Panel"):
     # the offline answerer matches a question's words with a passage's through them
     product_names: Mapping[str, str] | None = None
+    # the tenant's synonym groups: the offline answerer reads "United Kingdom" in a passage as
+    # covering a question's "UK" (a language model knows that by itself)
+    synonyms: SynonymTable = EMPTY
     # each model call (tool round) gets at most this long, inside the caller's deadline
     round_timeout_seconds: float | None = None
 

@@ -42,6 +42,7 @@ from app.providers.chat.base import (
 from app.providers.errors import ProviderError
 from app.safety.screen import without_instructions
 from app.search.answer_types import asked_types, named_terms, shows_type
+from app.search.synonyms import EMPTY, SynonymTable, covered_terms
 from app.search.text import content_terms, term_set
 from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply, phrase
 from app.words import STEMMERS, STOPWORDS
@@ -123,15 +124,22 @@ class Reading:
     """How the answerer reads words: the question's language (its stop words and stemmer; the
     reply locale, which is the language the customer wrote in) and the tenant's product aliases
     as (alias, product name) pairs, so "Raumpanel" in a question meets "Room Panel" or "Panel"
-    in a passage. Hashable: passages' sentences are memoised per reading."""
+    in a passage; and the tenant's synonym groups, so a passage's "United Kingdom" answers a
+    question's "UK" (`synonym_terms`). Hashable: passages' sentences are memoised per reading."""
 
     language: str = "en"
     aliases: tuple[tuple[str, str], ...] = ()
+    synonyms: SynonymTable = EMPTY
 
     @classmethod
-    def of(cls, language: str, product_names: Mapping[str, str] | None) -> Reading:
+    def of(
+        cls,
+        language: str,
+        product_names: Mapping[str, str] | None,
+        synonyms: SynonymTable = EMPTY,
+    ) -> Reading:
         pairs = tuple(sorted((product_names or {}).items()))
-        return cls(language if language in STOPWORDS else "en", pairs)
+        return cls(language if language in STOPWORDS else "en", pairs, synonyms)
 
 
 ENGLISH = Reading()
@@ -174,6 +182,17 @@ def terms(text: str, reading: Reading = ENGLISH) -> set[str]:
         return {_stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP}
     stop, stem = _STOP | STOPWORDS[reading.language], STEMMERS[reading.language]
     return {stem(w) for w in _UNICODE_WORD.findall(text) if w.casefold() not in stop}
+
+
+def synonym_terms(text: str, reading: Reading) -> set[str]:
+    """The terms `text` covers through the tenant's synonyms: those of every member of each
+    group it mentions, read as `terms` reads them. Only passages' sentences get them (the
+    question keeps its own words, so a synonym counts once, as the word it stands for)."""
+    table = reading.synonyms
+    if not table:
+        return set()
+    groups = dict.fromkeys(g for g, _ in table.matches(text))
+    return {t for g in groups for member in table.groups[g] for t in terms(member, reading)}
 
 
 # --------------------------------------------------------------------------- tool sentences
@@ -573,7 +592,15 @@ def _units(text: str, reading: Reading = ENGLISH) -> tuple[_Unit, ...]:
     splitting and stemming them was most of the answerer's work.
     """
     return tuple(
-        (t, item, block, numbered, frozenset(terms(t, reading)), frozenset(terms(h, reading)), h)
+        (
+            t,
+            item,
+            block,
+            numbered,
+            frozenset(terms(t, reading) | synonym_terms(t, reading)),
+            frozenset(terms(h, reading) | synonym_terms(h, reading)),
+            h,
+        )
         for t, item, block, numbered, h in split_sections(without_instructions(text))
         if len(t.split()) >= 3 or item
     )
@@ -770,13 +797,15 @@ def offline_answer(request: GenerationRequest) -> str:
         (request.confidence != "none" and not found)
         or (request.confidence == "strong" and orders_only)
     ):
-        reading = Reading.of(request.locale, request.product_names)
+        reading = Reading.of(request.locale, request.product_names, request.synonyms)
         extract = extract_answer(question, request.passages, reading)
     if not found and not extract:
         return no_answer_reply(request.tool_results, ph)  # what the lookups said, and a person
     text = " ".join(p for p in (" ".join(facts), extract) if p)
     if extract:
-        missing = missing_names(request.question or request.original, request.passages)
+        missing = missing_names(
+            request.question or request.original, request.passages, request.synonyms
+        )
         if missing:  # say what is not covered rather than let the extract pass for an answer
             text += " " + phrase(
                 ph, "missing_names", "The articles I found don't mention {names}.",
@@ -800,12 +829,16 @@ def offline_answer(request: GenerationRequest) -> str:
     return text
 
 
-def missing_names(question: str, passages: Sequence[PassageLike]) -> list[str]:
+def missing_names(
+    question: str, passages: Sequence[PassageLike], synonyms: SynonymTable = EMPTY
+) -> list[str]:
     """The question's names, numbers and identifiers (as the customer wrote them) that no
-    passage contains."""
+    passage contains, by itself or through a synonym ("UK" is in a passage that writes "United
+    Kingdom" when the tenant groups the two)."""
     present: set[str] = set()
     for p in passages:
-        present |= term_set(f"{p.title}\n{p.text}")
+        text = f"{p.title}\n{p.text}"
+        present |= term_set(text) | covered_terms(text, synonyms)
     named = set(named_terms(question))
     out = []
     for word in _WORD.findall(question):

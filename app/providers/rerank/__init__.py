@@ -7,14 +7,21 @@ from app.providers.embeddings.base import Embedder
 from app.providers.rerank.base import Reranker
 from app.providers.rerank.fake import FakeReranker
 from app.providers.rerank.offline import OfflineReranker
+from app.search.synonyms import EMPTY, SynonymTable
 from app.settings import Settings
 from tuning import TUNING, Tuning
 
 
 def build_reranker(
-    settings: Settings, embedder: Embedder | None, tuning: Tuning = TUNING
+    settings: Settings,
+    embedder: Embedder | None,
+    tuning: Tuning = TUNING,
+    synonyms: SynonymTable = EMPTY,
 ) -> Reranker:
-    """`offline` (default, reuses the embedder), `cross-encoder` or `voyage`."""
+    """`offline` (default, reuses the embedder), `cross-encoder` or `voyage`.
+
+    `synonyms` (the tenant's) reach the offline reranker's lexical features; the model-based
+    rerankers read the customer's words as written."""
     if settings.reranker == "voyage":
         from app.providers.rerank.voyage import VoyageReranker
         from app.providers.voyage_connection import shared_connection
@@ -31,7 +38,7 @@ def build_reranker(
         from app.providers.rerank.cross_encoder import CrossEncoderReranker
 
         return CrossEncoderReranker(settings.cross_encoder_model)
-    return OfflineReranker(embedder)
+    return OfflineReranker(embedder, synonyms=synonyms)
 
 
 __all__ = ["FakeReranker", "OfflineReranker", "Reranker", "build_reranker"]

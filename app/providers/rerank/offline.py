@@ -18,6 +18,12 @@ score is a logistic blend of four features of (original question q, passage p = 
 
     score = sigmoid( a·(sem − s0) + b·(cov − c0) + c·title + d·code_hit − e·code_miss )
 
+A passage covers a question term also through the tenant's synonyms (`synonyms`, see
+`app.search.synonyms.covered_terms`): retrieval expanded the lexical query with them, and a
+passage that writes "United Kingdom" answers a question about the "UK" as well as one that
+writes "UK". The question's terms are not expanded (so `cov` still counts what the customer
+asked about), and `sem` embeds the customer's words unchanged.
+
 With no content terms (e.g. "hello?") only `sem` speaks. Weights are set so that a passage the
 bi-encoder finds moderately similar (sem ≈ s0) covering half the question sits at 0.5, inside
 the weak band; see `OfflineWeights` for the values (the band thresholds themselves live in
@@ -40,6 +46,7 @@ from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
 from app.providers.rerank.base import clamp01
 from app.search.answer_types import asked_types, shows_type
+from app.search.synonyms import EMPTY, SynonymTable, covered_terms
 from app.search.text import content_terms, is_code, term_set
 
 
@@ -91,14 +98,18 @@ def split_passage(text: str) -> tuple[str, str]:
 
 
 def lexical_features(
-    query_terms: Sequence[str], passage: str, code_weight: float = 2.0
+    query_terms: Sequence[str],
+    passage: str,
+    code_weight: float = 2.0,
+    synonyms: SynonymTable = EMPTY,
 ) -> tuple[float, float, float, float]:
-    """(coverage, title, code_hit, code_miss) of a passage for a question's content terms."""
+    """(coverage, title, code_hit, code_miss) of a passage for a question's content terms; a
+    term counts as present when the passage writes it or a synonym of it (`synonyms`)."""
     if not query_terms:
         return 0.0, 0.0, 0.0, 0.0
     heading, _ = split_passage(passage)
-    present = term_set(passage)
-    in_heading = term_set(heading)
+    present = term_set(passage) | covered_terms(passage, synonyms)
+    in_heading = term_set(heading) | covered_terms(heading, synonyms)
     w = {t: (code_weight if is_code(t) else 1.0) for t in query_terms}
     coverage = sum(w[t] for t in query_terms if t in present) / sum(w.values())
     title = sum(1 for t in query_terms if t in in_heading) / len(query_terms)
@@ -166,8 +177,10 @@ class OfflineReranker:
         embedder: Embedder | None,
         weights: OfflineWeights | None = None,
         cache_size: int = 4096,
+        synonyms: SynonymTable = EMPTY,
     ) -> None:
         self._embedder = embedder
+        self.synonyms = synonyms  # the tenant's groups, for the lexical features
         self.weights = weights or OfflineWeights()
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
         self._cache_size = cache_size
@@ -240,7 +253,9 @@ class OfflineReranker:
         rarity = _rarity(shows, self.weights.answer_type_rarity)
         out = []
         for sem, hsem, text, shown_by in zip(sems, heading_sems, texts, shows, strict=True):
-            cov, title, hit, miss = lexical_features(terms, text, self.weights.code_weight)
+            cov, title, hit, miss = lexical_features(
+                terms, text, self.weights.code_weight, self.synonyms
+            )
             shown = (
                 sum(r for r, s in zip(rarity, shown_by, strict=True) if s) / len(asked)
                 if asked

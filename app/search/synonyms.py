@@ -1,0 +1,136 @@
+"""Tenant synonyms for the lexical side of retrieval: groups of equivalent terms (pure, no I/O).
+
+A tenant file lists groups such as `[UK, United Kingdom, Great Britain]` (`app.tenant`): words a
+customer writes that the documentation spells differently. When a query contains a member of a
+group as a whole word or phrase (case-insensitive; words compared after the analyzer's light
+stemming, any run of spaces or punctuation between them), the other members of that group are
+added to the BM25 query (`expand_query`). Passages are never rewritten: the stored analysed
+fields stay what ingestion wrote, so re-editing a group takes effect at the next turn without a
+re-index.
+
+Why app-side expansion and not Atlas Search synonym mappings: the lexical ranker never lets a
+search engine analyse text (`app.search.analyzer`), and both backends receive the same
+`query_terms` so `LocalSearch` and `AtlasSearch` rank with identical token streams. A synonym
+mapping would be applied by Atlas alone, to tokens of its own analysis, over a synonyms
+collection that `LocalSearch` would have to imitate; expanding the query text before
+`query_terms` keeps the parity exact, needs no extra collection or index option, and a change to
+a group needs no index rebuild. The expansion is applied in one place, `app.turn.retrieve`,
+before the query reaches either backend.
+
+`covered_terms` serves the offline reranker, the answerability check and the offline answerer,
+which measure how much of the customer's question a passage covers. The reranker reads the
+customer's original message, not the expanded BM25 query, so expanding its text would dilute
+the question with words the customer never wrote (every member of a group, most of them absent
+from any one passage) and would change the embedding it also scores with. Instead the same
+matcher is applied to the passage side: a passage that writes "United Kingdom" covers the
+question's "UK". The question's terms are unchanged (the denominator stays what the customer
+asked about), and nothing here touches the dense (embedding) query.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from app.search.analyzer import query_terms
+from app.search.text import content_terms, normalize, stem
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def phrase_words(text: str) -> tuple[str, ...]:
+    """The words a member or a query is matched by: normalised, split on anything that is not a
+    letter or digit, lightly stemmed (so "two-factor" matches "two factor", "SSOs" matches
+    "SSO")."""
+    return tuple(stem(w) for w in _WORD.findall(normalize(text)))
+
+
+def member_problem(member: str) -> str | None:
+    """Why `member` cannot be a group entry (None when it can): blank, or only stop words (it
+    would add nothing to the lexical query, and match almost every question)."""
+    if not member.strip():
+        return "is empty"
+    if not phrase_words(member) or not query_terms(member):
+        return f"{member!r} has no searchable word (only stop words or punctuation)"
+    return None
+
+
+def _contains(words: Sequence[str], phrase: Sequence[str]) -> bool:
+    n = len(phrase)
+    return any(tuple(words[i : i + n]) == tuple(phrase) for i in range(len(words) - n + 1))
+
+
+@dataclass(frozen=True)
+class SynonymTable:
+    """Groups of equivalent terms, as a tenant file lists them (validated there)."""
+
+    groups: tuple[tuple[str, ...], ...] = ()
+    _words: tuple[tuple[tuple[str, ...], ...], ...] = field(
+        init=False, repr=False, compare=False, hash=False
+    )
+
+    def __post_init__(self) -> None:
+        words = tuple(tuple(phrase_words(m) for m in group) for group in self.groups)
+        object.__setattr__(self, "_words", words)
+
+    def __bool__(self) -> bool:
+        return bool(self.groups)
+
+    def matches(self, text: str) -> list[tuple[int, int]]:
+        """(group, member) index pairs of every member `text` contains as a whole word/phrase."""
+        if not self.groups or not text:
+            return []
+        words = phrase_words(text)
+        return [
+            (g, m)
+            for g, group in enumerate(self._words)
+            for m, phrase in enumerate(group)
+            if phrase and _contains(words, phrase)
+        ]
+
+    def additions(self, text: str) -> list[str]:
+        """The members of matched groups that `text` does not itself contain, in group order."""
+        found = self.matches(text)
+        hit_groups = dict.fromkeys(g for g, _ in found)
+        present = set(found)
+        return [
+            member
+            for g in hit_groups
+            for m, member in enumerate(self.groups[g])
+            if (g, m) not in present
+        ]
+
+
+EMPTY = SynonymTable()
+
+
+def expand_query(text: str, table: SynonymTable) -> str:
+    """`text` followed by the other members of every group it mentions, one per line.
+
+    Each addition is its own line, so the analyzer's same-line joins ("auth 302" → auth302)
+    never pair a word of the question with a word of an addition. `query_terms` of the result
+    is what both lexical backends search for; the customer's own terms come first."""
+    added = table.additions(text)
+    return "\n".join([text, *added]) if added else text
+
+
+@lru_cache(maxsize=8192)  # passages come from a fixed corpus and recur turn after turn
+def _covered(text: str, table: SynonymTable) -> frozenset[str]:
+    found = table.matches(text)
+    groups = dict.fromkeys(g for g, _ in found)
+    return frozenset(t for g in groups for member in table.groups[g] for t in content_terms(member))
+
+
+def covered_terms(text: str, table: SynonymTable) -> frozenset[str]:
+    """Question terms a passage covers through its synonyms: the content terms of every member
+    of each group the passage mentions ("United Kingdom" in the passage → `uk`, `unit`,
+    `kingdom`, `great`, `britain`). Empty without groups."""
+    if not table:
+        return frozenset()
+    return _covered(text, table)
+
+
+def build_table(groups: Iterable[Iterable[str]]) -> SynonymTable:
+    return SynonymTable(tuple(tuple(g) for g in groups))
