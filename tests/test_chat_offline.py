@@ -167,6 +167,24 @@ async def test_tool_facts_answer_order_questions_without_passage_padding() -> No
     assert "[1]" not in reply.text  # a found order is the answer; docs are not cited
 
 
+async def test_a_strong_passage_follows_an_order_nobody_named() -> None:
+    # the order was picked for the customer (no reference typed): the passage that answers
+    # what they asked still follows the order's facts; a weak one, or a named order, does not
+    question = "my room panels verify webhook signatures wrong"
+    strong = await OfflineChatModel().generate(request(question, [WEBHOOKS], [ORDER]))
+    assert strong.text.startswith("Order ORD-1042 is shipped") and "[1]" in strong.text
+    weak = await OfflineChatModel().generate(
+        request(question, [WEBHOOKS], [ORDER], confidence="weak")
+    )
+    assert "[1]" not in weak.text
+    named = await OfflineChatModel().generate(
+        request("does ORD 1042 verify webhook signatures?", [WEBHOOKS], [ORDER])
+    )
+    assert "[1]" not in named.text
+    account = await OfflineChatModel().generate(request(question, [WEBHOOKS], [SUBSCRIPTION]))
+    assert "[1]" not in account.text  # a subscription lookup stands alone
+
+
 async def test_not_found_tool_result_is_said_honestly() -> None:
     reply = await OfflineChatModel().generate(
         request("where is ORD-9999?", (), [NO_ORDER], confidence="none")
@@ -458,3 +476,22 @@ def test_german_and_french_words_are_read_in_their_language() -> None:
     assert Reading.of("es", None).language == "en"  # a language without word lists reads as en
     names = Reading.of("de", {"raumpanel": "Room Panel"})
     assert terms("Das Raumpanel blinkt", names) == {"room", "panel", "blink"}
+
+
+def test_german_nouns_are_not_names_the_articles_fail_to_mention() -> None:
+    from app.providers.chat.offline import missing_names
+
+    battery = Passage(
+        id="b",
+        doc_id="b",
+        kind="doc",
+        title="Batterien im Desk Tag wechseln",
+        breadcrumb="Batterien im Desk Tag wechseln",
+        text="Jeder Desk Tag hat zwei Batterien.",
+    )
+    question = "Wie wechsle ich die Batterie im Desk Tag?"
+    assert missing_names(question, [battery], language="de") == []
+    # read as English, a capitalised word inside the question is a name, and it is missing
+    assert missing_names(question, [battery]) == ["Batterie"]
+    # numbers and identifiers still count in German
+    assert missing_names("Was bedeutet Fehler AUTH_999?", [battery], language="de") == ["AUTH_999"]

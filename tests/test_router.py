@@ -184,6 +184,14 @@ def test_acknowledgment_and_greeting(text: str, ack: bool, greeting: bool) -> No
         ("Ich möchte mit einem Menschen sprechen", "human_handoff"),
         ("what is a charge on my card", None),
         ("the court room is booked", None),
+        # German and French requests in the forms that ask; process questions do not match
+        ("Bitte erstatten Sie mir den Kaufpreis", "refund_request"),
+        ("Remboursez-moi ce mois-ci", "refund_request"),
+        ("Kündigen Sie bitte unser Abo", "cancellation"),
+        ("Résiliez notre contrat", "cancellation"),
+        ("Wie kündige ich mein Abo?", None),
+        ("Comment résilier mon abonnement ?", None),
+        ("Wie bekomme ich eine Erstattung?", None),
     ],
 )
 def test_policy_phrases_are_whole_words_from_tenant_data(text: str, intent: str | None) -> None:

@@ -431,3 +431,25 @@ def test_the_button_is_the_same_signal_in_the_conversations_language(api: Api) -
     last = api.messages(conv)[-1]
     assert last["meta"]["via"] == "button" and last["meta"]["escalationReason"] == "explicit"
     assert last["meta"]["language"] == "de" and "Fallnummer" in last["content"]
+
+
+@pytest.mark.parametrize(
+    ("customer", "text", "steps"),
+    [
+        # the German article's numbered steps, not its introduction; "Batterie" is a noun, not a
+        # name the articles fail to mention
+        ("cus_sonnenkorn", "Wie wechsle ich die Batterie im Desk Tag?", "Münze"),
+        ("cus_sonnenkorn", "Wie setze ich mein Passwort zurück?", "Passwort vergessen"),
+        ("cus_marechal", "Comment réinitialiser mon mot de passe ?", "Mot de passe oublié"),
+    ],
+)
+def test_a_how_to_question_in_german_or_french_gets_the_steps(
+    api: Api, customer: str, text: str, steps: str
+) -> None:
+    h = api.session(customer)
+    conv = api.conversation(h)
+    out = api.send(h, conv, text)
+    content = out["reply"]["content"]
+    assert steps in content and "\n2. " in content, content
+    assert "steht nichts zu" not in content and "ne mentionnent pas" not in content
+    assert _meta(out)["escalated"] is False

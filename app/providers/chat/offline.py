@@ -43,7 +43,7 @@ from app.providers.errors import ProviderError
 from app.safety.screen import without_instructions
 from app.search.answer_types import asked_types, named_terms, shows_type
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
-from app.search.text import content_terms, term_set
+from app.search.text import content_terms, is_code, term_set
 from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply, phrase
 from app.words import STEMMERS, STOPWORDS
 
@@ -89,7 +89,10 @@ _EMPHASIS = re.compile(r"\*\*|__|`")
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9])")
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|approx|incl|no|fig)\.$", re.IGNORECASE)
 _PROCEDURAL = re.compile(
-    r"\bhow\s+(?:do|can|should|would)\s+(?:i|we|you)\b|\bhow\s+to\b|\bsteps?\b|\bset\s*up\b",
+    r"\bhow\s+(?:do|can|should|would)\s+(?:i|we|you)\b|\bhow\s+to\b|\bsteps?\b|\bset\s*up\b"
+    # German "wie wechsle ich…", "wie kann man…"; French "comment configurer…", "comment puis-je…"
+    r"|\bwie\s+[^\W\d]+\s+(?:ich|wir|man)\b|\bschritte?\b|\banleitung\b"
+    r"|\bcomment\s+(?:[^\W\d]+(?:er|ir|re)\b|puis-je|dois-je|peut-on|faire)|\b[ée]tapes?\b",
     re.IGNORECASE,
 )
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
@@ -776,6 +779,21 @@ def _headed(chosen: Sequence[_Sentence], asked: set[str]) -> list[_Sentence]:
 _ORDER_TOOLS = frozenset({"lookupOrder", "listRecentOrders"})
 
 
+def _squeezed(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text).casefold()
+
+
+def _names_an_order(message: str, results: Sequence[ToolOutcome]) -> bool:
+    """The customer's message carries the reference of an order a lookup found ("ORD 1042")."""
+    said = _squeezed(message)
+    for r in results:
+        if r.tool == "lookupOrder" and r.found and isinstance(r.data, Mapping):
+            ref = _squeezed(str(r.data.get("orderRef") or ""))
+            if ref and ref in said:
+                return True
+    return False
+
+
 def offline_answer(request: GenerationRequest) -> str:
     """The whole offline answer for a request (pure)."""
     ph = request.phrases
@@ -786,16 +804,21 @@ def offline_answer(request: GenerationRequest) -> str:
     question = f"{request.original} {request.question}".strip()
     extract = ""
     # A lookup that found something is the answer. After an order's facts (status, carrier,
-    # items) a strong passage is added too: they never explain how a product behaves, and the
-    # order lookup may be the router's guess from a product name ("my desk tags show
-    # yesterday's bookings" lists orders; the article on the symptom still answers). A
-    # subscription or case lookup answers about the account itself and stands alone.
+    # items) a strong passage is added too, unless the customer named the order: the facts never
+    # explain how a product behaves, and an order lookup nobody asked for by its reference may
+    # be the router's guess from a product name ("my desk tags show yesterday's bookings" lists
+    # orders; the article on the symptom still answers). A subscription or case lookup answers
+    # about the account itself and stands alone.
     orders_only = found and all(
         r.tool in _ORDER_TOOLS for r in request.tool_results if r.ok and r.found
     )
     if request.passages and (
         (request.confidence != "none" and not found)
-        or (request.confidence == "strong" and orders_only)
+        or (
+            request.confidence == "strong"
+            and orders_only
+            and not _names_an_order(request.original, request.tool_results)
+        )
     ):
         reading = Reading.of(request.locale, request.product_names, request.synonyms)
         extract = extract_answer(question, request.passages, reading)
@@ -804,7 +827,10 @@ def offline_answer(request: GenerationRequest) -> str:
     text = " ".join(p for p in (" ".join(facts), extract) if p)
     if extract:
         missing = missing_names(
-            request.question or request.original, request.passages, request.synonyms
+            request.question or request.original,
+            request.passages,
+            request.synonyms,
+            language=request.locale,
         )
         if missing:  # say what is not covered rather than let the extract pass for an answer
             text += " " + phrase(
@@ -830,16 +856,23 @@ def offline_answer(request: GenerationRequest) -> str:
 
 
 def missing_names(
-    question: str, passages: Sequence[PassageLike], synonyms: SynonymTable = EMPTY
+    question: str,
+    passages: Sequence[PassageLike],
+    synonyms: SynonymTable = EMPTY,
+    *,
+    language: str = "en",
 ) -> list[str]:
     """The question's names, numbers and identifiers (as the customer wrote them) that no
     passage contains, by itself or through a synonym ("UK" is in a passage that writes "United
-    Kingdom" when the tenant groups the two)."""
+    Kingdom" when the tenant groups the two). German capitalises every noun, so there only
+    numbers and identifiers count ("Batterie" is not a name the articles fail to mention)."""
     present: set[str] = set()
     for p in passages:
         text = f"{p.title}\n{p.text}"
         present |= term_set(text) | covered_terms(text, synonyms)
     named = set(named_terms(question))
+    if language == "de":
+        named = {t for t in named if is_code(t) or any(c.isdigit() for c in t)}
     out = []
     for word in _WORD.findall(question):
         found = content_terms(word)
