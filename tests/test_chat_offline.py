@@ -495,3 +495,19 @@ def test_german_nouns_are_not_names_the_articles_fail_to_mention() -> None:
     assert missing_names(question, [battery]) == ["Batterie"]
     # numbers and identifiers still count in German
     assert missing_names("Was bedeutet Fehler AUTH_999?", [battery], language="de") == ["AUTH_999"]
+
+
+def test_a_procedure_with_sub_items_quotes_each_line_once() -> None:
+    steps = Passage(
+        id="s",
+        doc_id="s",
+        kind="doc",
+        title="Two-step sign-in",
+        breadcrumb="Two-step sign-in › Turning it on",
+        text="1. Open Account → Security.\n2. Choose a method:\n   - **App** — scan the code.\n"
+        "   - **Key** — touch the key.\n3. Save your recovery codes.",
+    )
+    text = extract_answer("How do I turn on two-step sign-in?", [steps])
+    lines = text.splitlines()
+    assert len(lines) == len(set(lines)) == 5, text
+    assert lines[2].startswith("   - App") and lines[4].startswith("3. Save")

@@ -198,6 +198,23 @@ def test_off_topic_requests_get_a_short_refusal(api: Api, swap: Any) -> None:
         assert meta["confidence"] == "none"
 
 
+@pytest.mark.parametrize(
+    ("customer", "text", "reply"),
+    [
+        ("cus_castellan", "hello", "Hello! I can help"),
+        ("cus_kesslervogt", "Guten Morgen!", "Hallo! Ich helfe"),
+        ("cus_marechal", "Bonjour", "Bonjour ! Je peux"),
+    ],
+)
+def test_a_greeting_is_answered_in_kind(api: Api, customer: str, text: str, reply: str) -> None:
+    h = api.session(customer)
+    conv = api.conversation(h)
+    out = api.send(h, conv, text)
+    assert out["reply"]["content"].startswith(reply), out["reply"]["content"]
+    assert "outside what I can answer" not in out["reply"]["content"]
+    assert out["reply"]["meta"]["escalated"] is False
+
+
 def test_injected_instruction_never_reaches_an_instruction_position(api: Api) -> None:
     """The seed's hostile article, retrieved as passage [1] (as if it had slipped past review),
     given to a model that would obey any instruction placed in its prompt: the instructing

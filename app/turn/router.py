@@ -580,8 +580,9 @@ _CLOSING_THANKS = _rx(
     r"[\s,.!:)]*$"
 )
 _GREETING = _rx(
-    r"^\s*(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings|yo)(?: there| team)?"
-    r"[\s,.!]*$"
+    r"^\s*(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings|yo|hallo|moin|servus|"
+    r"guten (?:tag|morgen|abend)|grüß gott|bonjour|bonsoir|salut|coucou)"
+    r"(?: there| team| zusammen| à tous| tout le monde)?[\s,.!]*$"
 )
 
 

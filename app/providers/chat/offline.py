@@ -495,14 +495,20 @@ def _procedure(best: _Sentence, sentences: Sequence[_Sentence]) -> list[_Sentenc
         context = [s for s in same if s.index == lead[0].index - 1 and s.block == lead[0].block]
         lead = context + lead
     steps: list[_Sentence] = []
+    taken: set[int] = set()
     for item in items[:MAX_STEPS]:
+        if item.index in taken:
+            continue  # a sub-item of the block, already added under its step
         steps.append(item)
+        taken.add(item.index)
         if item.numbered and item.text.endswith(":"):  # "in one of these ways:" and its ways
             following = [s for s in same if s.index > item.index]
             for s in following[:MAX_STEPS]:
                 if not s.list_item or s.numbered:
                     break
-                steps.append(s)
+                if s.index not in taken:
+                    steps.append(s)
+                    taken.add(s.index)
     return [*lead, *steps]
 
 
