@@ -204,6 +204,9 @@ def test_off_topic_requests_get_a_short_refusal(api: Api, swap: Any) -> None:
         ("cus_castellan", "hello", "Hello! I can help"),
         ("cus_kesslervogt", "Guten Morgen!", "Hallo! Ich helfe"),
         ("cus_marechal", "Bonjour", "Bonjour ! Je peux"),
+        ("cus_castellan", "who are you?", "Hello! I can help"),
+        ("cus_castellan", "What can you do?", "Hello! I can help"),
+        ("cus_kesslervogt", "Wer bist du?", "Hallo! Ich helfe"),
     ],
 )
 def test_a_greeting_is_answered_in_kind(api: Api, customer: str, text: str, reply: str) -> None:

@@ -27,7 +27,13 @@ from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_conde
 from app.turn.identifiers import Identifiers, Vocabulary, generic_identifiers, generic_vocabulary
 from app.turn.language import detect_language, first_person, opens_as_question
 from app.turn.reference import with_reference
-from app.turn.router import Router, explicit_human_request, is_greeting, looks_like_acknowledgment
+from app.turn.router import (
+    Router,
+    asks_about_the_assistant,
+    explicit_human_request,
+    is_greeting,
+    looks_like_acknowledgment,
+)
 
 
 class Turn(NamedTuple):
@@ -1003,7 +1009,7 @@ async def condense_offline(
     text = message.strip()
     if not text:
         return Condensation("", "other", False, (), "neutral", None, False)
-    social = looks_like_acknowledgment(text) or is_greeting(text)
+    social = looks_like_acknowledgment(text) or is_greeting(text) or asks_about_the_assistant(text)
     if social:
         rewrite = Rewrite(text, None)
     else:

@@ -43,7 +43,7 @@ from app.turn.generate import Answer, stream_answer
 from app.turn.identifiers import Identifiers
 from app.turn.language import detect_language
 from app.turn.retrieve import RetrievalResult, retrieve
-from app.turn.router import is_greeting
+from app.turn.router import asks_about_the_assistant, is_greeting
 from app.turn.tools import SessionTools, ToolResult
 from app.turn.trace import CitationTrace, PassageTrace, ToolTrace, TurnTrace
 from tuning import Tuning
@@ -292,8 +292,9 @@ async def _answer(
         # provider failure is not evidence of that: such a turn gets the "not enough
         # information" reply with the offer of a person instead.)
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
-        # a bare "hello" is answered in kind, with what the assistant can do
-        text = tenant.text("greeting" if is_greeting(user_msg.content) else "off_topic", locale)
+        # a bare "hello", or "who are you?", is answered in kind, with what the assistant can do
+        social = is_greeting(user_msg.content) or asks_about_the_assistant(user_msg.content)
+        text = tenant.text("greeting" if social else "off_topic", locale)
         await sink.delta(text)
     else:
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))

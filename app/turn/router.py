@@ -606,6 +606,21 @@ def is_greeting(text: str) -> bool:
     return bool(_GREETING.match(text))
 
 
+# A question about the assistant itself ("who are you?", "what can you do?", "are you a bot?",
+# "wer bist du?", "qui êtes-vous ?"): answered with what it can help with, like a greeting.
+_ABOUT_THE_ASSISTANT = _rx(
+    r"^\W*(?:who|what)\s+(?:are|r)\s+(?:you|u)\W*$|^\W*what\s+can\s+you\s+(?:do|help\s+with)\W*$"
+    r"|^\W*are\s+you\s+(?:a\s+)?(?:bot|robot|human|person|real|an?\s+ai)\W*$"
+    r"|^\W*(?:wer|was)\s+(?:bist\s+du|sind\s+sie)\W*$|^\W*was\s+(?:kannst\s+du|können\s+sie)"
+    r"(?:\s+(?:für\s+mich\s+)?tun)?\W*$"
+    r"|^\W*qui\s+(?:es-tu|êtes-vous)\W*$|^\W*que\s+(?:peux-tu|pouvez-vous)\s+faire\W*$"
+)
+
+
+def asks_about_the_assistant(text: str) -> bool:
+    return bool(_ABOUT_THE_ASSISTANT.match(text))
+
+
 # A name as people write their own: one to three capitalised words (never a code or a number).
 _NAME = r"[A-ZÄÖÜÉÈ][a-zäöüßéèêëàâçîïôûù'-]+(?:[ \t]+[A-ZÄÖÜÉÈ][a-zäöüßéèêëàâçîïôûù'-]+){0,2}"
 _SELF_INTRODUCTION = re.compile(
