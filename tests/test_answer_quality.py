@@ -44,6 +44,18 @@ def test_how_to_question_is_answered_from_the_article_not_a_ticket_note(api: Api
     assert cited_docs(meta), text
     assert cited_docs(meta)[0] == "sso-saml-setup", (text, meta["passages"])
     assert "Changed the Okta tile" not in text  # the agent's note about one ticket
+    # the article's five steps in order, and its note on Okta, not one step out of five
+    steps = ["Copy Harborline's service provider details", "Create the application in your IdP",
+             "Give Harborline your IdP details", "Turn it on"]  # fmt: skip
+    positions = [text.find(s) for s in steps]
+    assert -1 not in positions and positions == sorted(positions), text
+    assert '"SAML 2.0" app template' in text, text
+
+
+def test_a_question_about_one_step_gets_that_step(api: Api) -> None:
+    text, meta = ask(api, "cus_brightwater", "How do I test SSO?")
+    assert cited_docs(meta)[:1] == ["sso-saml-setup"], (text, meta["passages"])
+    assert "test link" in text and "Copy Harborline's service provider details" not in text
 
 
 def test_a_price_question_gets_the_price(api: Api) -> None:

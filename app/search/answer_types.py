@@ -57,6 +57,21 @@ _SHOWS = {
 
 TYPES: tuple[str, ...] = tuple(_ASKS)
 
+# How-to wordings that want a procedure, in English, German and French (wider than the
+# `procedure` answer type, which the reranker reads and which stays English)
+_STEPS = re.compile(
+    r"\bhow\s+(?:do|can|should|would)\s+(?:i|we|you)\b|\bhow\s+to\b|\bsteps?\b|\bset\s*up\b"
+    # German "wie wechsle ich…", "wie kann man…"; French "comment configurer…", "comment puis-je…"
+    r"|\bwie\s+[^\W\d]+\s+(?:ich|wir|man)\b|\bschritte?\b|\banleitung\b"
+    r"|\bcomment\s+(?:[^\W\d]+(?:er|ir|re)\b|puis-je|dois-je|peut-on|faire)|\b[ée]tapes?\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_steps(question: str) -> bool:
+    """The question asks how to do something (en/de/fr): it wants the steps."""
+    return bool(_STEPS.search(question))
+
 
 def asked_types(question: str) -> list[str]:
     """The answer types a question asks for (price, duration, quantity, date, procedure)."""

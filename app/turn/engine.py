@@ -10,7 +10,7 @@ import logging
 import time
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from app.providers import budget
 from app.providers.chat.base import Passage, Usage
 from app.providers.embeddings.memo import one_turn
 from app.safety.pii import mask_text
+from app.search.answer_types import asks_for_steps
 from app.store.escalations import OpenCaseExists
 from app.store.models import Conversation, Customer, Message
 from app.tenant import Tenant
@@ -42,6 +43,7 @@ from app.turn.escalate import (
 from app.turn.generate import Answer, stream_answer
 from app.turn.identifiers import Identifiers
 from app.turn.language import detect_language
+from app.turn.outline import procedure_outline
 from app.turn.retrieve import RetrievalResult, retrieve
 from app.turn.router import asks_about_the_assistant, is_greeting
 from app.turn.tools import SessionTools, ToolResult
@@ -304,7 +306,9 @@ async def _answer(
         async for item in stream_answer(
             question=cond.standalone_question,
             original=user_msg.content,
-            passages=[_passage(p) for p in passages],
+            passages=await _with_outline(
+                services.store, cond.standalone_question, [_passage(p) for p in passages]
+            ),
             tool_results=tool_results,
             memory_context=mem,
             customer_name=customer.name if customer else None,
@@ -607,6 +611,21 @@ def _tool_args(name: str, cond: Any) -> dict[str, Any]:
     if name == "lookupCase":
         return {"caseRef": cond.mentioned_case_ref or ""}
     return {}
+
+
+async def _with_outline(store: Any, question: str, passages: list[Passage]) -> list[Passage]:
+    """The passages, the first one of the best article carrying its procedure's outline when a
+    broad how-to question landed in an article of numbered sections (`app.turn.outline`)."""
+    first = next((p for p in passages if p.kind == "doc"), None)
+    if first is None or not asks_for_steps(question):
+        return passages
+    article_id = first.id.split("#", 1)[0]
+    chunks = await store.chunks.for_article(article_id)
+    held = "\n".join(p.text for p in passages if p.id.split("#", 1)[0] == article_id)
+    outline = procedure_outline(question, chunks, held) if chunks else None
+    if outline is None:
+        return passages
+    return [replace(p, outline=outline) if p is first else p for p in passages]
 
 
 def _passage(p: Any) -> Passage:

@@ -80,8 +80,20 @@ class PassageLike(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class Outline:
+    """The numbered sections of the article a passage comes from (`app.turn.outline`): its
+    title, each step's heading, and up to two of its sentences that name what the question names
+    and no retrieved passage holds."""
+
+    title: str
+    steps: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Passage:
-    """A plain `PassageLike` (tests, adapters, the eval harness)."""
+    """A plain `PassageLike` (tests, adapters, the eval harness). `outline` is set on the first
+    passage of an article whose procedure a broad how-to question asks for."""
 
     id: str
     doc_id: str
@@ -89,6 +101,7 @@ class Passage:
     title: str
     breadcrumb: str
     text: str
+    outline: Outline | None = None
 
 
 class ToolOutcome(Protocol):

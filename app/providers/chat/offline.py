@@ -41,7 +41,7 @@ from app.providers.chat.base import (
 )
 from app.providers.errors import ProviderError
 from app.safety.screen import without_instructions
-from app.search.answer_types import asked_types, named_terms, shows_type
+from app.search.answer_types import asked_types, asks_for_steps, named_terms, shows_type
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
 from app.search.text import content_terms, is_code, term_set
 from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply, phrase
@@ -88,13 +88,6 @@ _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9])")
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|approx|incl|no|fig)\.$", re.IGNORECASE)
-_PROCEDURAL = re.compile(
-    r"\bhow\s+(?:do|can|should|would)\s+(?:i|we|you)\b|\bhow\s+to\b|\bsteps?\b|\bset\s*up\b"
-    # German "wie wechsle ich…", "wie kann man…"; French "comment configurer…", "comment puis-je…"
-    r"|\bwie\s+[^\W\d]+\s+(?:ich|wir|man)\b|\bschritte?\b|\banleitung\b"
-    r"|\bcomment\s+(?:[^\W\d]+(?:er|ir|re)\b|puis-je|dois-je|peut-on|faire)|\b[ée]tapes?\b",
-    re.IGNORECASE,
-)
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 
 
@@ -680,7 +673,7 @@ def extract_answer(
     headers = [terms(f"{p.title} {p.breadcrumb}", reading) for p in passages]
 
     types = asked_types(question)
-    steps_wanted = "procedure" in types or bool(_PROCEDURAL.search(question))
+    steps_wanted = "procedure" in types or asks_for_steps(question)
     values = [k for k in types if k != "procedure"]  # a price, a duration, a number, a date
     has_article = any(p.kind != "ticket" for p in passages)
 
@@ -827,7 +820,8 @@ def offline_answer(request: GenerationRequest) -> str:
         )
     ):
         reading = Reading.of(request.locale, request.product_names, request.synonyms)
-        extract = extract_answer(question, request.passages, reading)
+        extract = outline_answer(request.passages, ph, request.confidence) if not found else ""
+        extract = extract or extract_answer(question, request.passages, reading)
     if not found and not extract:
         return no_answer_reply(request.tool_results, ph)  # what the lookups said, and a person
     text = " ".join(p for p in (" ".join(facts), extract) if p)
@@ -859,6 +853,31 @@ def offline_answer(request: GenerationRequest) -> str:
             )  # fmt: skip
         text += " " + phrase(ph, "weak_hedge", WEAK_HEDGE)
     return text
+
+
+def outline_answer(
+    passages: Sequence[PassageLike], ph: Phrases | None = None, confidence: str = "strong"
+) -> str:
+    """A procedure's steps in the article's order, then its notes on what the question names,
+    cited to the passage that carries the outline ("" when none does). A weak answer names the
+    article in its own opening, so the steps then follow without an introduction."""
+    for n, p in enumerate(passages, 1):
+        outline = getattr(p, "outline", None)
+        if outline is None or not outline.steps:
+            continue
+        lines = [f"{i}. {step}" for i, step in enumerate(outline.steps, 1)]
+        lines[-1] = _with_citation(lines[-1], n)
+        text = "\n".join(lines)
+        if confidence == "strong":
+            intro = phrase(
+                ph, "outline_intro", "“{title}” takes {count} steps:",
+                title=outline.title, count=len(outline.steps),
+            )  # fmt: skip
+            text = intro + "\n" + text
+        if outline.notes:
+            text += "\n" + _with_citation(" ".join(outline.notes), n)
+        return text
+    return ""
 
 
 def missing_names(

@@ -1,0 +1,96 @@
+"""A procedure's outline: the numbered sections of the article a how-to question landed in. Pure.
+
+Help articles often spread one procedure over sections headed "Step 1: …", "Step 2: …" (or
+"Schritt 1", "Étape 1", "1. …"), one chunk each. A broad how-to question ("How do I set up SSO
+with Okta?") then retrieves two or three of those chunks, and an extract from whichever ranks
+first answers with one step out of five. The outline lists the steps in the article's order,
+with the article's sentences that name what the question names and no retrieved passage of the
+article holds (the Okta note under step 2).
+
+The outline is for broad questions only: when one step's heading covers at least half of what
+the question asks (its content terms other than names: "How do I test SSO?" → "Step 4: Test"),
+that step's passage answers it and no outline is made.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final
+
+from app.providers.chat.base import Outline
+from app.search.answer_types import named_terms
+from app.search.text import content_terms, sentences, term_set
+from app.store.models import Chunk
+
+# "Step 1: Copy the details", "Schritt 2 – …", "Étape 3 : …", "4. Test", "5) Turn it on"
+_STEP: Final = re.compile(
+    r"^\s*(?:(?:step|schritt|[ée]tape|phase)\s*(?P<n>\d{1,2})|(?P<m>\d{1,2})[.)])\s*[:.–—-]?\s*"
+    r"(?P<title>.*)$",
+    re.IGNORECASE,
+)
+MIN_STEPS: Final = 3
+MAX_NOTES: Final = 2
+_MARKUP: Final = re.compile(r"\*\*|__|`")
+
+
+def _section(breadcrumb: str) -> str:
+    parts = [p.strip() for p in breadcrumb.split("›")]
+    return parts[1] if len(parts) > 1 else ""
+
+
+def steps_of(chunks: Sequence[Chunk]) -> list[tuple[int, str]]:
+    """The article's numbered sections in order, (number, heading), when they count 1, 2, 3…
+    and there are at least `MIN_STEPS`; else []."""
+    seen: list[str] = []
+    for c in sorted(chunks, key=lambda c: c.chunk_index):
+        section = _section(c.breadcrumb)
+        if section and section not in seen:
+            seen.append(section)
+    steps: list[tuple[int, str]] = []
+    for section in seen:
+        m = _STEP.match(section)
+        if m is None:
+            continue
+        n = int(m.group("n") or m.group("m"))
+        steps.append((n, section))
+    numbers = [n for n, _ in steps]
+    if len(steps) < MIN_STEPS or numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+        return []
+    return steps
+
+
+def _clean(line: str) -> str:
+    return _MARKUP.sub("", re.sub(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+", "", line)).strip()
+
+
+def procedure_outline(
+    question: str, chunks: Sequence[Chunk], retrieved_text: str
+) -> Outline | None:
+    """The outline of the article `chunks` make up for `question`, or None (no numbered
+    sections, or one step's heading is what the question asks about). `retrieved_text` is the
+    text of the article's passages the turn already retrieved: a note repeats none of it."""
+    steps = steps_of(chunks)
+    if not steps:
+        return None
+    named = set(named_terms(question))
+    asked = [t for t in content_terms(question) if t not in named]
+    for _, heading in steps:
+        step = _STEP.match(heading)
+        words = term_set(step.group("title") if step else heading)
+        if asked and sum(1 for t in asked if t in words) * 2 >= len(asked):
+            return None  # the question is about this step
+    held = term_set(retrieved_text)
+    missing = [t for t in named if t not in held]
+    notes: list[str] = []
+    for c in sorted(chunks, key=lambda c: c.chunk_index):
+        for line in c.text.splitlines():
+            for s in sentences(_clean(line)) if line.strip() else ():
+                if len(notes) < MAX_NOTES and s not in notes and term_set(s) & set(missing):
+                    notes.append(s)
+    labels = []
+    for _, heading in steps:
+        m = _STEP.match(heading)
+        labels.append((m.group("title") if m else "").strip() or heading)
+    article = chunks[0].title or chunks[0].breadcrumb.split("›")[0].strip()
+    return Outline(title=article, steps=tuple(labels), notes=tuple(notes))

@@ -1,0 +1,79 @@
+"""A procedure's outline from an article's numbered sections (app/turn/outline.py): pure."""
+
+from __future__ import annotations
+
+from app.providers.chat.base import Outline, Passage
+from app.providers.chat.offline import outline_answer
+from app.store.models import Chunk
+from app.turn.outline import procedure_outline, steps_of
+
+
+def _chunks(title: str, sections: list[tuple[str, str]]) -> list[Chunk]:
+    return [
+        Chunk.model_validate(
+            {
+                "_id": f"a#{i}",
+                "article_id": "a",
+                "chunk_index": i,
+                "text": text,
+                "breadcrumb": f"{title} › {section}" if section else title,
+                "title": title,
+            }
+        )
+        for i, (section, text) in enumerate(sections)
+    ]
+
+
+GUIDE = _chunks(
+    "Connecting the gadget",
+    [
+        ("", "The gadget connects to your workspace in a few minutes."),
+        ("Before you start", "You need admin rights."),
+        ("Step 1: Download the app", "Get the app from the store."),
+        ("Step 2: Pair the gadget", "Hold the button for five seconds."),
+        ("Step 2: Pair the gadget › Notes", "- **Acme routers:** turn off client isolation first."),
+        ("Step 3: Name it", "Give the gadget a room name."),
+        ("Step 4: Test", "Press Test and watch the light."),
+    ],
+)
+
+
+def test_the_numbered_sections_in_order() -> None:
+    assert [n for n, _ in steps_of(GUIDE)] == [1, 2, 3, 4]
+    assert steps_of(GUIDE[:4]) == []  # two steps are not a procedure outline
+    shuffled = _chunks("T", [("Step 1: A", "a"), ("Step 3: C", "c"), ("Step 4: D", "d")])
+    assert steps_of(shuffled) == []  # a gap in the count: not one procedure
+    german = _chunks("T", [("Schritt 1: A", "a"), ("Schritt 2: B", "b"), ("Schritt 3: C", "c")])
+    assert [n for n, _ in steps_of(german)] == [1, 2, 3]
+
+
+def test_a_broad_question_gets_the_steps_and_the_note_on_what_it_names() -> None:
+    outline = procedure_outline("How do I set up the gadget with an Acme router?", GUIDE, "")
+    assert outline is not None
+    assert outline.steps == ("Download the app", "Pair the gadget", "Name it", "Test")
+    assert outline.notes == ("Acme routers: turn off client isolation first.",)
+    # a note the retrieved passages already hold is not repeated
+    held = procedure_outline("How do I set up the gadget with an Acme router?", GUIDE, "Acme")
+    assert held is not None and held.notes == ()
+
+
+def test_a_question_about_one_step_gets_no_outline() -> None:
+    assert procedure_outline("How do I pair the gadget?", GUIDE, "") is None
+    assert procedure_outline("How do I test it?", GUIDE, "") is None
+
+
+def test_the_outline_is_rendered_in_order_and_cited() -> None:
+    outline = Outline("Connecting the gadget", ("Download the app", "Pair it"), ("Acme: off.",))
+    passages = [
+        Passage("t#1", "t", "ticket", "Ticket", "Resolved ticket", "x"),
+        Passage("a#2", "a", "doc", "Connecting the gadget", "b", "y", outline=outline),
+    ]
+    strong = outline_answer(passages)
+    assert strong.splitlines() == [
+        "“Connecting the gadget” takes 2 steps:",
+        "1. Download the app",
+        "2. Pair it [2].",
+        "Acme: off [2].",
+    ]
+    assert outline_answer(passages, confidence="weak").startswith("1. Download the app")
+    assert outline_answer(passages[:1]) == ""
