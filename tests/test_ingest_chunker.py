@@ -57,21 +57,29 @@ def test_breadcrumbs_follow_headings_and_empty_sections_are_dropped() -> None:
     chunks = chunk_article("Plans", DOC, max_chars=2000, overlap=100)
     assert [(c.breadcrumb, c.kind) for c in chunks] == [
         ("Plans", "prose"),
-        ("Plans › Pricing", "prose"),
         ("Plans › Pricing", "table"),
         ("Plans › Pricing", "prose"),
         ("Plans › Pricing › Annual billing", "prose"),
         ("Plans › Seats › Counting seats", "prose"),
     ]
     assert chunks[0].text == "# Plans\n\nIntro paragraph about plans."  # leading H1 = title
-    assert chunks[4].text.startswith("### Annual billing\n\n")
+    assert chunks[3].text.startswith("### Annual billing\n\n")
     assert all("## Empty" not in c.text for c in chunks)
 
 
 def test_prose_around_a_table_keeps_its_order() -> None:
     chunks = chunk_article("Plans", DOC, max_chars=2000, overlap=100)
-    assert chunks[1].text == "## Pricing\n\nPrices are per seat."
-    assert chunks[3].text == "## Pricing\n\nPrices exclude VAT."
+    # the short lead-in goes with the table it introduces; the text after it is its own chunk
+    assert chunks[1].text == "## Pricing\n\nPrices are per seat.\n\n" + TABLE
+    assert chunks[2].text == "## Pricing\n\nPrices exclude VAT."
+
+
+def test_a_long_introduction_stays_its_own_chunk() -> None:
+    intro = " ".join(["Prices depend on the plan and on the number of seats you buy."] * 6)
+    body = f"## Pricing\n\n{intro}\n\n{TABLE}"
+    chunks = chunk_article("Plans", body, max_chars=2000, overlap=100)
+    assert [c.kind for c in chunks] == ["prose", "table"]
+    assert chunks[1].text == "## Pricing\n\n" + TABLE
 
 
 def test_oversize_table_is_kept_whole() -> None:

@@ -81,13 +81,30 @@ def chunk_article(title: str, body: str, max_chars: int, overlap: int) -> list[C
         prose: list[_Block] = []
         for block in _blocks(section.lines, section.page):
             if block.kind == "table":
-                chunks.extend(_pack_prose(prose, prefix, breadcrumb, max_chars, overlap))
+                lead = _lead_in(prose)
+                if lead is None:
+                    chunks.extend(_pack_prose(prose, prefix, breadcrumb, max_chars, overlap))
                 prose = []
-                chunks.append(ChunkDraft(prefix + block.text, breadcrumb, "table", block.page))
+                text = prefix + (lead + "\n\n" if lead else "") + block.text
+                chunks.append(ChunkDraft(text, breadcrumb, "table", block.page))
             else:
                 prose.append(block)
         chunks.extend(_pack_prose(prose, prefix, breadcrumb, max_chars, overlap))
     return chunks
+
+
+LEAD_IN_MAX_CHARS = 300  # "The table lists…", "Delivery times are counted in business days…"
+
+
+def _lead_in(prose: list[_Block]) -> str | None:
+    """The short text that introduces a table (all the section's prose since its heading or the
+    previous table, at most `LEAD_IN_MAX_CHARS`), which then goes into the table's chunk instead
+    of a chunk of its own: a one-sentence chunk matches nothing, and the table loses what its
+    columns mean. None when there is no such text, or it is longer, or holds a code fence."""
+    if not prose or any(b.kind != "text" for b in prose):
+        return None
+    text = "\n\n".join(b.text.strip() for b in prose if b.text.strip())
+    return text if text and len(text) <= LEAD_IN_MAX_CHARS else None
 
 
 def _sections(title: str, body: str) -> list[_Section]:
