@@ -90,6 +90,15 @@ class Api:
 
         return self.run(read)
 
+    def ask(self, question: str, customer_id: str | None = None) -> dict[str, Any]:
+        """One question in a new conversation; the stored assistant message that answered it."""
+        headers = self.session(customer_id)
+        conv = self.conversation(headers)
+        self.send(headers, conv, question)
+        reply = self.messages(conv)[-1]
+        assert reply["role"] == "assistant"
+        return reply
+
     def conversation_doc(self, conv: str) -> dict[str, Any]:
         async def read() -> dict[str, Any]:
             doc = await self.services.store.db["conversations"].find_one({"_id": conv})

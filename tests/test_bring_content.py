@@ -39,22 +39,13 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
         yield api
 
 
-def _ask(api: Api, question: str) -> dict[str, Any]:
-    headers = api.session()
-    conv = api.conversation(headers)
-    api.send(headers, conv, question)
-    reply = api.messages(conv)[-1]
-    assert reply["role"] == "assistant"
-    return reply
-
-
 def test_a_turn_answered_from_a_pdf_cites_its_page(api: Api) -> None:
     page = api.client.get("/help/lumo-manual")
     assert page.status_code == 200
     assert 'id="page=2"' in page.text and "&lt;!--" not in page.text
     assert "<table>" in page.text  # the power table, rendered
 
-    reply = _ask(api, "What is the maximum current of the Lumo XL?")
+    reply = api.ask("What is the maximum current of the Lumo XL?")
     cited = reply["meta"].get("citations") or []
     assert cited, (reply["content"], reply["meta"].get("confidence"))
     assert cited[0]["url"] == "/help/lumo-manual#page=2"
@@ -63,7 +54,7 @@ def test_a_turn_answered_from_a_pdf_cites_its_page(api: Api) -> None:
 
 
 def test_a_turn_answered_from_an_imported_ticket_cites_it(api: Api) -> None:
-    reply = _ask(api, "My timers fire an hour late since the clocks changed")
+    reply = api.ask("My timers fire an hour late since the clocks changed")
     cited = reply["meta"].get("citations") or []
     assert any(c["kind"] == "ticket" and c["docId"] == "ZD-88106" for c in cited), (
         reply["content"],

@@ -89,12 +89,7 @@ def docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _ask(api: Api, question: str) -> dict[str, Any]:
-    headers = api.session()
-    conv = api.conversation(headers)
-    api.send(headers, conv, question)
-    reply = api.messages(conv)[-1]
-    assert reply["role"] == "assistant"
-    return dict(reply["meta"])
+    return dict(api.ask(question)["meta"])
 
 
 def _score_of(meta: dict[str, Any], doc: str) -> float:
