@@ -73,6 +73,18 @@ def asks_for_steps(question: str) -> bool:
     return bool(_STEPS.search(question))
 
 
+_HOW_LONG = re.compile(r"\bhow\s+long\b", re.IGNORECASE)
+DURATION_FRAME_WORDS = "long take takes taking took"
+_DURATION_FRAME = frozenset(content_terms(DURATION_FRAME_WORDS))
+
+
+def frame_terms(question: str) -> frozenset[str]:
+    """Content terms that only frame the kind of answer asked for, not its subject: "long" and
+    "take" in "How long does shipping take?" ask for a duration (the `duration` type says so),
+    and a passage that happens to say "can take up to" answers nothing about shipping."""
+    return _DURATION_FRAME if _HOW_LONG.search(question) else frozenset()
+
+
 def asked_types(question: str) -> list[str]:
     """The answer types a question asks for (price, duration, quantity, date, procedure)."""
     asked = [name for name, pattern in _ASKS.items() if pattern.search(question)]

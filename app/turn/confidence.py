@@ -51,7 +51,7 @@ from typing import Literal
 
 import numpy as np
 
-from app.search.answer_types import asked_types, named_terms, shows_type
+from app.search.answer_types import asked_types, frame_terms, named_terms, shows_type
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
 from app.search.text import content_terms, is_code, term_set
 from tuning import AnswerabilityModel, ConfidenceBands, Tuning
@@ -123,7 +123,7 @@ def sentence_match(
     cosines = _cosines(m, question_vector)
     if context_vector is not None and len(context_vector) == len(question_vector):
         cosines = np.maximum(cosines, _cosines(m, context_vector))
-    terms = content_terms(question)
+    terms = subject_terms(question)
     best = -1.0
     for c, cosine in zip(candidates, cosines, strict=True):
         covered = term_set(c.text) | term_set(c.heading)
@@ -132,6 +132,14 @@ def sentence_match(
         share = sum(1 for t in terms if t in covered) / len(terms) if terms else 0.0
         best = max(best, float(cosine) + coverage_weight * share)
     return best
+
+
+def subject_terms(question: str) -> list[str]:
+    """The question's content terms without those that only frame the answer type ("long",
+    "take" in "how long does shipping take?", `answer_types.frame_terms`)."""
+    frame = frame_terms(question)
+    terms = content_terms(question)
+    return [t for t in terms if t not in frame] or terms
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +170,7 @@ def answerability_features(question: str, scored: Scored) -> dict[str, float]:
     scores = list(scored.rerank_scores)
     top = scores[0] if scores else 0.0
     margin = top - scores[1] if len(scores) > 1 else top
-    terms = content_terms(question)
+    terms = subject_terms(question)
     present = term_set(scored.best_text) | covered_terms(scored.best_text, scored.synonyms)
     if terms:
         weight = {t: 2.0 if is_code(t) else 1.0 for t in terms}

@@ -7,9 +7,13 @@ first answers with one step out of five. The outline lists the steps in the arti
 with the article's sentences that name what the question names and no retrieved passage of the
 article holds (the Okta note under step 2).
 
-The outline is for broad questions only: when one step's heading covers at least half of what
-the question asks (its content terms other than names: "How do I test SSO?" → "Step 4: Test"),
-that step's passage answers it and no outline is made.
+The outline is for broad questions only, ones the article's *title* answers better than any one
+step: when one step's heading covers at least half of what the question asks (its content terms
+other than names: "How do I test SSO?" → "Step 4: Test"), or a step's headings (its own and its
+sub-sections') name at least as many of the question's terms that the title does not hold as the
+title names ("How do I invite people to the workspace?" in "Getting started with the workspace" →
+"Step 3: Invite your colleagues"; "How do I book a desk?" → "Step 5 › Booking a desk"), that
+step's passage answers it and no outline is made.
 """
 
 from __future__ import annotations
@@ -37,6 +41,18 @@ _MARKUP: Final = re.compile(r"\*\*|__|`")
 def _section(breadcrumb: str) -> str:
     parts = [p.strip() for p in breadcrumb.split("›")]
     return parts[1] if len(parts) > 1 else ""
+
+
+def _step_headings(chunks: Sequence[Chunk]) -> dict[str, set[str]]:
+    """Each top-level section's heading terms, with those of the sub-sections under it."""
+    out: dict[str, set[str]] = {}
+    for c in chunks:
+        parts = [p.strip() for p in c.breadcrumb.split("›")]
+        if len(parts) > 1:
+            step = _STEP.match(parts[1])
+            own = step.group("title") if step else parts[1]
+            out.setdefault(parts[1], set()).update(term_set(" ".join([own, *parts[2:]])))
+    return out
 
 
 def steps_of(chunks: Sequence[Chunk]) -> list[tuple[int, str]]:
@@ -74,12 +90,21 @@ def procedure_outline(
     if not steps:
         return None
     named = set(named_terms(question))
-    asked = [t for t in content_terms(question) if t not in named]
+    wanted = content_terms(question)
+    asked = [t for t in wanted if t not in named]
     for _, heading in steps:
         step = _STEP.match(heading)
         words = term_set(step.group("title") if step else heading)
         if asked and sum(1 for t in asked if t in words) * 2 >= len(asked):
             return None  # the question is about this step
+    article = chunks[0].title or chunks[0].breadcrumb.split("›")[0].strip()
+    title = term_set(article)
+    by_title = sum(1 for t in wanted if t in title)
+    beyond = [t for t in asked if t not in title]  # what the question asks besides the subject
+    headings = _step_headings(chunks)
+    for _, heading in steps:
+        if by_title <= sum(1 for t in beyond if t in headings.get(heading, set())):
+            return None  # one step (or a sub-section of it) names the question as well
     held = term_set(retrieved_text)
     missing = [t for t in named if t not in held]
     notes: list[str] = []
@@ -92,5 +117,4 @@ def procedure_outline(
     for _, heading in steps:
         m = _STEP.match(heading)
         labels.append((m.group("title") if m else "").strip() or heading)
-    article = chunks[0].title or chunks[0].breadcrumb.split("›")[0].strip()
     return Outline(title=article, steps=tuple(labels), notes=tuple(notes))

@@ -41,7 +41,14 @@ from app.providers.chat.base import (
 )
 from app.providers.errors import ProviderError
 from app.safety.screen import without_instructions
-from app.search.answer_types import asked_types, asks_for_steps, named_terms, shows_type
+from app.search.answer_types import (
+    DURATION_FRAME_WORDS,
+    asked_types,
+    asks_for_steps,
+    frame_terms,
+    named_terms,
+    shows_type,
+)
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
 from app.search.text import content_terms, is_code, term_set
 from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply, phrase
@@ -338,6 +345,7 @@ class _Sentence:
     numbered: bool = False  # an item of a numbered list (the order matters)
     heading: frozenset[str] = frozenset()  # terms of the section heading it sits under
     heading_text: str = ""
+    row: bool = False  # a table row
 
 
 def _table_rows(lines: list[str]) -> list[str]:
@@ -403,12 +411,13 @@ def split_sentences(text: str) -> list[tuple[str, bool, int, bool]]:
 
     A block is a paragraph, a list or a table; blank lines and headings end one.
     """
-    return [(t, item, block, numbered) for t, item, block, numbered, _ in split_sections(text)]
+    return [(t, item, block, numbered) for t, item, block, numbered, *_ in split_sections(text)]
 
 
-def split_sections(text: str) -> list[tuple[str, bool, int, bool, str]]:
-    """As `split_sentences`, each with the text of the heading it sits under ("" for none)."""
-    out: list[tuple[str, bool, int, bool, str]] = []
+def split_sections(text: str) -> list[tuple[str, bool, int, bool, str, bool]]:
+    """As `split_sentences`, each with the text of the heading it sits under ("" for none) and
+    whether it is a table row."""
+    out: list[tuple[str, bool, int, bool, str, bool]] = []
     table: list[str] = []
     block, was_item, heading = 0, False, ""
     steps: tuple[int, int] | None = None  # (block, number) of the numbered list so far
@@ -418,7 +427,7 @@ def split_sections(text: str) -> list[tuple[str, bool, int, bool, str]]:
             continue
         if table:
             block += 1
-            out.extend((row, False, block, False, heading) for row in _table_rows(table))
+            out.extend((row, False, block, False, heading, True) for row in _table_rows(table))
             table = []
             block += 1
         if _HEADING.match(raw):
@@ -455,7 +464,7 @@ def split_sections(text: str) -> list[tuple[str, bool, int, bool, str]]:
             if steps is not None and number == steps[1] + 1:
                 where = steps[0]  # step n+1 after step n's sub-items or code: the same list
             steps = (where, number)
-        out.extend((p, is_item, where, numbered, heading) for p in pieces if p)
+        out.extend((p, is_item, where, numbered, heading, False) for p in pieces if p)
     return out
 
 
@@ -523,15 +532,24 @@ def _first_procedure(
     sentences: Sequence[_Sentence],
     passages: Sequence[PassageLike],
     score: Callable[[_Sentence], float],
-    wanted: set[str],
+    asked: set[str],
+    names: set[str],
     reading: Reading = ENGLISH,
 ) -> _Sentence | None:
     """For a how-to question: the best step of the article procedure (a numbered list with a
-    step sharing a term with the question) whose headings name most of the question, the
-    higher-ranked passage on a tie."""
+    step sharing a term with the question) whose headings name most of what the question asks
+    (`asked`: its terms besides the product it is about), the higher-ranked passage on a tie.
+
+    A procedure below the top passage must earn its place: its headings name at least one asked
+    term (else the reranker's order stands and the top passage's own sentences answer; "How do
+    I add a new admin?" is not answered by the steps of another product's install that mention
+    an admin), and its passage holds every name of the question some passage holds (the Slack
+    install steps do not answer how to install the Teams app)."""
+    held = [term_set(f"{p.title}\n{p.breadcrumb}\n{p.text}") for p in passages]
+    known = {t for t in names if any(t in h for h in held)}
     best: tuple[int, int, _Sentence] | None = None
     for p, passage in enumerate(passages):
-        if passage.kind == "ticket":
+        if passage.kind == "ticket" or not known <= held[p]:
             continue  # an agent's note about one case is not a procedure to follow
         steps = [s for s in sentences if s.passage == p and s.numbered]
         touching = [s for s in steps if score(s) > 0]
@@ -541,8 +559,8 @@ def _first_procedure(
         # the procedure under the heading (title, breadcrumb, section) that names most of the
         # question; the reranker's order breaks ties
         header = terms(f"{passage.title} {passage.breadcrumb}", reading)
-        named = len((header | step.heading) & wanted)
-        if best is None or named > best[0]:
+        named = len((header | step.heading) & asked)
+        if (p == 0 or named > 0) and (best is None or named > best[0]):
             best = (named, -p, step)
     return best[2] if best else None
 
@@ -582,13 +600,13 @@ def _answerable_text(passage: PassageLike) -> str:
     return passage.text
 
 
-_Unit = tuple[str, bool, int, bool, frozenset[str], frozenset[str], str]
+_Unit = tuple[str, bool, int, bool, frozenset[str], frozenset[str], str, bool]
 
 
 @lru_cache(maxsize=4096)
 def _units(text: str, reading: Reading = ENGLISH) -> tuple[_Unit, ...]:
     """A passage's usable sentences: (text, list item, block, numbered, terms, heading terms,
-    heading).
+    heading, table row).
 
     Pure in the text and memoised: turns quote the same corpus passages again and again, and
     splitting and stemming them was most of the answerer's work.
@@ -602,8 +620,9 @@ def _units(text: str, reading: Reading = ENGLISH) -> tuple[_Unit, ...]:
             frozenset(terms(t, reading) | synonym_terms(t, reading)),
             frozenset(terms(h, reading) | synonym_terms(h, reading)),
             h,
+            row,
         )
-        for t, item, block, numbered, h in split_sections(without_instructions(text))
+        for t, item, block, numbered, h, row in split_sections(without_instructions(text))
         if len(t.split()) >= 3 or item
     )
 
@@ -644,12 +663,21 @@ def extract_answer(
     one, its follower when that continues it, then others that score nearly as well (see
     `MAX_SENTENCES`), in document order."""
     wanted = terms(question, reading)
+    if frame_terms(question):  # "how long ... take": the duration type says it (weight below)
+        wanted = wanted - terms(DURATION_FRAME_WORDS, reading) or wanted
     sentences: list[_Sentence] = []
     for p, passage in enumerate(passages):
-        for i, (text, item, block, numbered, words, heading, head) in enumerate(
+        title = " ".join(passage.title.split()).casefold()
+        for i, (text, item, block, numbered, words, heading, head, row) in enumerate(
             _units(_answerable_text(passage), reading)
         ):
-            sentences.append(_Sentence(p, i, text, words, item, block, numbered, heading, head))
+            if head and " ".join(head.split()).casefold() == title:
+                # the article's own title heads its opening: it names the whole article (and is
+                # scored as the passage's context), not a section about what the question asks
+                heading, head = frozenset(), ""
+            sentences.append(
+                _Sentence(p, i, text, words, item, block, numbered, heading, head, row)
+            )
     if not sentences:
         return ""
     # The products the question names are its subject, not what it asks: "what does it mean when
@@ -707,7 +735,9 @@ def extract_answer(
     if score(best) <= 0:
         best = sentences[0]  # nothing overlaps: the top passage's opening is still its gist
     if steps_wanted:
-        steps = _first_procedure(sentences, passages, score, wanted, reading)
+        steps = _first_procedure(
+            sentences, passages, score, asked or wanted, set(named_terms(question)), reading
+        )
         if steps is not None:
             best = steps
     procedure = _procedure(best, sentences)
@@ -715,9 +745,16 @@ def extract_answer(
         return _render([*procedure, *_closing(procedure[-1], sentences)])
     chosen = [best]
 
+    # the question's names the best sentence holds ("UK" in the United Kingdom row)
+    best_names = best.terms & terms(" ".join(named_terms(question)), reading)
+
     def on_topic(s: _Sentence) -> bool:
         """When the best sentence sits under a heading that names the question, a sentence
-        under another heading that names none of it answers some other question."""
+        under another heading that names none of it answers some other question; when the best
+        is the table row of what the question names, the other rows are about something else
+        (the Canada row does not answer for the UK)."""
+        if best.row and s.row and best_names and not s.terms & best_names:
+            return False
         named = best.heading & wanted
         if subject:  # another section's heading must name all that the best one's does
             return s.heading == best.heading or best.heading & asked <= s.heading
@@ -731,6 +768,7 @@ def extract_answer(
         and score(follower) >= 0.3 * score(best) > 0
         and not follower.list_item
         and _reads_as_sentence(follower)
+        and on_topic(follower)
     ):
         chosen.append(follower)
     for s in sorted(sentences, key=lambda s: -score(s)):
