@@ -178,7 +178,8 @@ _ANGRY = _rx(
 _FRUSTRATED = _rx(
     r"\b(?:still (?:not|doesn'?t|does not|isn'?t|won'?t|can'?t|broken|waiting|no|fail\w*|"
     r"crash\w*|offline|down|happening)|again\?|(?:second|third|"
-    r"fourth|fifth|\d+(?:st|nd|rd|th)) time|tried everything|frustrat\w*|annoy\w*|fed up|tired of|for (?:days|weeks|hours)|waste of time|"
+    r"fourth|fifth|\d+(?:st|nd|rd|th)) time|tried everything|frustrat\w*|annoy\w*|fed up|"
+    r"tired of|for (?:days|weeks|hours)|waste of time|"
     r"didn'?t help|not helpful|already (?:told|tried|did)|nobody|no one (?:has )?(?:replied|"
     r"answered|helped)|why (?:is|does) (?:this|it) (?:so|always)|"
     # German, French
