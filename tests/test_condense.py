@@ -126,6 +126,15 @@ REWRITES = [
     # subjectless short follow-ups carry the subject
     ("how much?", ["Is there an extra cost for the Visitor Kiosk?"],
      "how much regarding the Visitor Kiosk?"),
+    ("what happens if I go over?", ["What is the API rate limit?"],
+     "what happens if I go over regarding the API rate limit?"),
+    # what the product showed, reported with no subject: the thing asked about showed it
+    ("it says access denied", ["I can't sign in to the Room Panel"],
+     "it says access denied regarding the Room Panel."),
+    ("and now I get an error 500", ["How do I connect Google Calendar?"],
+     "and now I get an error 500 regarding Google Calendar."),
+    ("it says access denied to the Room Panel", ["Can I mount the Room Panel?"],
+     "it says access denied to the Room Panel"),  # it names its subject
     # nothing to resolve, or not ours to guess: the message stays as written
     ("what about security?", ["Tell me about the Room Panel"], "what about security?"),
     ("how much does it cost?", ["hello"], "how much does it cost?"),

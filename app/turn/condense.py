@@ -119,7 +119,20 @@ _SUBJECTLESS = re.compile(
     r"limits?|fees?|costs?)|(?:is|are) there (?:a |any )?(?:fee|fees|limit|limits|cost|charge|"
     r"catch|alternative|workaround)s?|what(?:'s| is) the (?:difference|limit|cost|price|catch)|"
     r"(?:can|could) you (?:explain|elaborate)(?: more)?|tell me more|more (?:details|info)|"
-    r"for how long|since when|is that (?:right|true|normal|possible))[\s?.!]*$",
+    r"for how long|since when|is that (?:right|true|normal|possible)|what happens (?:if|when) "
+    r"(?:i|we|you) (?:go over|go above|exceed (?:it|that|them)|hit (?:it|that)|run out|"
+    r"miss (?:it|that)|don'?t|do not))[\s?.!]*$",
+    re.IGNORECASE,
+)
+
+# What the product showed the customer, reported with no subject of its own ("it says access
+# denied", "I get an error 500", "the screen shows 'not connected'"): the thing that showed it is
+# what the previous question was about.
+_REPORTED = re.compile(
+    r"^(?:(?:and|but|so|now|then|ok(?:ay)?)[\s,]+)*(?:it|that|this|the (?:screen|page|message|"
+    r"error|app|display)) (?:says|said|shows|showed|displays|displayed|gives me|gave me|returns|"
+    r"returned)\b|^(?:(?:and|but|now|then)[\s,]+)*i(?:'m| am)? (?:get|got|see|saw|getting|seeing) "
+    r"(?:an? |the )?(?:error|message|warning)\b",
     re.IGNORECASE,
 )
 
@@ -490,8 +503,11 @@ def resolve_followup(
             replacement = _capitalise_like(replacement, word, at_start=m.start() == 0)
             return Rewrite(text[: m.start()] + replacement + text[m.end() :], "pronoun")
 
-    if subject and _SUBJECTLESS.match(text) and subject.lower() not in text.lower():
-        return Rewrite(_attach(text, subject), "subjectless")
+    if subject and subject.lower() not in text.lower():
+        if _SUBJECTLESS.match(text):
+            return Rewrite(_attach(text, subject), "subjectless")
+        if _REPORTED.match(text):
+            return Rewrite(_attach(text, subject), "reported")
     return Rewrite(text, None)
 
 
