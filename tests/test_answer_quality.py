@@ -144,3 +144,16 @@ def test_a_short_plural_matches_its_singular(api: Api) -> None:
 def test_a_tenant_synonym_is_no_missing_name(api: Api) -> None:
     text, meta = ask(api, "cus_brightwater", "The room panel LED is blinking amber")
     assert "amber" in text and "don't mention" not in text, (text, meta["passages"])
+
+
+def test_a_price_of_a_product_is_the_price_row(api: Api) -> None:
+    text, meta = ask(api, "cus_brightwater", "How much does the room panel cost?")
+    assert "$349" in text, (text, meta["passages"])
+
+
+def test_questions_about_admin_tasks_and_failed_payments_are_answered(api: Api) -> None:
+    # removing a member is an admin task, not a GDPR erasure; a declined card is no dispute
+    for question in ("How do I remove a user?", "Why was my card declined?"):
+        text, meta = ask(api, "cus_brightwater", question)
+        assert meta["escalated"] is False, (question, meta["intent"], text)
+        assert meta["intent"] in {"how_to", "troubleshooting", "account", "billing_question"}

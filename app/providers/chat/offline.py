@@ -681,8 +681,9 @@ def extract_answer(
                 # what is asked ("Room Panel network, Wi-Fi and PoE" does not make the opening
                 # line an answer to "does the Room Panel support PoE?"). Elsewhere the title
                 # heading stands: on pages with no sections it is what marks the page the
-                # question names (MT-RAG tune part: answer token F1 0.381 without the exception,
-                # 0.372 with it for every question).
+                # question names (MT-RAG tune part, answer token F1: 0.381 before this change;
+                # applied to every question 0.372, the losses on pages whose title names what
+                # was asked; applied to product questions only, as here, 0.385).
                 heading, head = frozenset(), ""
             sentences.append(
                 _Sentence(p, i, text, words, item, block, numbered, heading, head, row)
@@ -714,7 +715,11 @@ def extract_answer(
 
     def weight(s: _Sentence) -> float:
         overlap = sum(math.log(1 + n / df[t]) for t in seen(s) & wanted)
-        if not overlap or (subject and asked and not seen(s) & asked):
+        shows_value = bool(values) and any(shows_type(k, s.text) for k in values)
+        specific = any(k != "quantity" and shows_type(k, s.text) for k in values)  # any digit
+        if not overlap or (subject and asked and not seen(s) & asked and not specific):
+            # (a sentence that names the product and shows the kind of value asked for, a
+            # price for "how much does the Room Panel cost?", answers what is asked)
             return 0.0
         context = 0.5 * len(headers[s.passage] & wanted) / max(len(wanted), 1)
         # the section it sits under names what the question asks about
@@ -725,7 +730,7 @@ def extract_answer(
             # numbered steps and the line that leads into a list; a bulleted list is options or
             # facts more often than a procedure (a chat app's commands are no booking steps)
             kind = _STEP_BONUS * (1.2 if s.numbered else 1.0)
-        if values and any(shows_type(k, s.text) for k in values):
+        if shows_value:
             kind *= _TYPE_BONUS  # it holds the kind of answer asked for
         if steps_wanted and has_article and passages[s.passage].kind == "ticket":
             kind *= _TICKET_HOWTO  # an article's procedure over an agent's note about one case
