@@ -126,6 +126,14 @@ REWRITES = [
     # subjectless short follow-ups carry the subject
     ("how much?", ["Is there an extra cost for the Visitor Kiosk?"],
      "how much regarding the Visitor Kiosk?"),
+    # a bare condition asks the previous question again under it
+    ("and if I use SSO?", ["How do I change my password?"],
+     "How do I change my password if I use SSO?"),
+    ("what if we pay annually?", ["When does my subscription renew?"],
+     "When does my subscription renew if we pay annually?"),
+    ("what if I cancel?", ["hello"], "what if I cancel?"),  # no question to ask again
+    ("What if I want to store an image?", ["Can it store any JSON object?"],
+     "What if I want to store an image?"),  # a new question, not a condition
     ("what happens if I go over?", ["What is the API rate limit?"],
      "what happens if I go over regarding the API rate limit?"),
     # what the product showed, reported with no subject: the thing asked about showed it

@@ -157,9 +157,17 @@ def _mask_iban(m: re.Match[str]) -> str:
     return f"[IBAN ending {text.replace(' ', '')[-4:]}]" if iban_valid(text) else text
 
 
+_MARKED = re.compile(r"\b(?:is|was|be)\s*$|[:=]\s*$", re.IGNORECASE)
+
+
 def _mask_password(m: re.Match[str]) -> str:
     secret = m.group(2)
-    if secret.lower().strip(".,;:!?") in _PASSWORD_WORDS:
+    word = secret.strip(".,;:!?")
+    if word.lower() in _PASSWORD_WORDS:
+        return m.group(0)
+    if not _MARKED.search(m.group(1)) and word.isalpha() and word.islower():
+        # "my password if I use SSO", "the password when I sign in": with no "is", ":" or "="
+        # naming a value, a plain lower-case word after the word is the sentence going on
         return m.group(0)
     return f"{m.group(1)}[password]"
 

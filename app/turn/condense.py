@@ -436,6 +436,19 @@ _ASKED_ACTION = re.compile(
     r"(?:i|we|you|one|people)\s+(?P<x>(?!do\b)[a-z].*?)\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
+# A bare condition ("and if I use SSO?", "what if we're on the annual plan?") has no question
+# of its own: it asks the previous one again under that condition.
+_CONDITION = re.compile(
+    r"^(?:(?:and|but|so|ok(?:ay)?)[\s,]+)*(?:what )?if\s+(?P<c>[^?.!,;]{3,80}?)[\s?.!]*$",
+    re.IGNORECASE,
+)
+_QUESTION_FORM = re.compile(
+    r"^\s*(?:how|what|when|where|why|which|who|can|could|do|does|is|are|will|should)\b.*\?\s*$",
+    re.IGNORECASE,
+)
+# "what if I want to store an image?" is a new question ("can I…?"), not a condition on the last
+_WISH = re.compile(r"^(?:i|we)(?:'d| would)? (?:want|need|like|wish|have) to\b", re.IGNORECASE)
+MAX_CONDITION_WORDS: Final = 6  # a longer "what if …" brings a topic of its own
 MAX_LOOKBACK_QUESTIONS: Final = 3  # a subject older than this is no longer "the" subject
 
 
@@ -480,6 +493,19 @@ def resolve_followup(
                 return Rewrite(added, "ellipsis_add")
             # "what about security?": an aspect of the topic, or a new topic? Not ours to guess.
             return Rewrite(text, None)
+
+    condition = _CONDITION.match(text)
+    if (
+        condition is not None
+        and len(condition.group("c").split()) <= MAX_CONDITION_WORDS
+        and not _WISH.match(condition.group("c"))
+        and _QUESTION_FORM.match(previous)
+    ):
+        # "and if I use SSO?" after "How do I change my password?": the same question, under
+        # the condition the customer adds
+        core = previous.strip().rstrip("?.! ")
+        if condition.group("c").lower() not in core.lower():
+            return Rewrite(f"{core} if {condition.group('c')}?", "condition")
 
     action = _ACTION_ANAPHOR.search(text)
     if action is not None:

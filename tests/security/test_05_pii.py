@@ -34,6 +34,10 @@ def _leaks(text: str) -> list[str]:
         (f"call {PHONE} please", "call [phone] please"),
         (f"IBAN {IBAN}", "IBAN [IBAN ending 3000]"),
         (f"my password is {PASSWORD}", "my password is [password]"),
+        (f"password {PASSWORD}", "password [password]"),
+        ("my password is banana", "my password is [password]"),
+        ("How do I change my password if I use SSO?", None),  # the sentence goes on
+        ("I forgot my password when I came back", None),
         ("order ORD-1042 placed 2026-07-01, error AUTH-302", None),
         ("tracking 1Z999AA10123456784, 4111.1111.1111.1112 fails Luhn", None),
     ],
