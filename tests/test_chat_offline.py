@@ -21,6 +21,7 @@ from app.providers.chat.base import (
 from app.providers.chat.offline import (
     OfflineChatModel,
     extract_answer,
+    split_sections,
     split_sentences,
     tool_sentences,
 )
@@ -511,3 +512,26 @@ def test_a_procedure_with_sub_items_quotes_each_line_once() -> None:
     lines = text.splitlines()
     assert len(lines) == len(set(lines)) == 5, text
     assert lines[2].startswith("   - App") and lines[4].startswith("3. Save")
+
+
+RATE_LIMITS = Passage(
+    id="limits#4",
+    doc_id="limits",
+    kind="doc",
+    title="API limits",
+    breadcrumb="API limits › The error response",
+    text="## The error response\n\nWhen a key goes over its rate limit, the API returns:\n\n"
+    '```\nHTTP/1.1 429 Too Many Requests\n{"error": "rate limit exceeded for this API key"}\n```'
+    "\n\nEach API key may send 300 requests a minute; wait for the rate limit window to reset.",
+)
+
+
+def test_a_code_block_is_no_prose_answer_and_heads_nothing() -> None:
+    # a short line inside a fence is code, not a plain-text heading over what follows
+    kinds = [(t, h, k) for t, _, _, _, h, k in split_sections(RATE_LIMITS.text)]
+    assert ("HTTP/1.1 429 Too Many Requests", "The error response", "code") in kinds
+    assert kinds[-1][1] == "The error response" and kinds[-1][2] == ""
+    text = extract_answer("What is the API rate limit per key?", [RATE_LIMITS])
+    assert "300 requests" in text and '{"error"' not in text, text
+    # a question that names the code still gets the line that holds it
+    assert "HTTP/1.1 429" in extract_answer("What does HTTP/1.1 429 mean?", [RATE_LIMITS])

@@ -73,6 +73,7 @@ _RANK_DECAY = 0.35  # passage i (0-based) weighs 1 / (1 + 0.35 i): the reranker'
 _SECTION_WEIGHT = 1.0  # question terms in the sentence's own section heading
 _STEP_BONUS = 1.5  # how-to questions: list steps and their lead-in lines
 _TYPE_BONUS = 1.8  # the sentence holds the answer type asked for (a price, a duration, ...)
+_CODE_WEIGHT = 0.25  # a line inside a code fence, for a question naming no code: a JSON body
 _TICKET_HOWTO = 0.5  # how-to questions: a ticket's resolution weighs half an article's sentence
 
 _STOP = frozenset(
@@ -348,6 +349,7 @@ class _Sentence:
     heading: frozenset[str] = frozenset()  # terms of the section heading it sits under
     heading_text: str = ""
     row: bool = False  # a table row
+    code: bool = False  # a line of a fenced code block
 
 
 def _table_rows(lines: list[str]) -> list[str]:
@@ -416,20 +418,23 @@ def split_sentences(text: str) -> list[tuple[str, bool, int, bool]]:
     return [(t, item, block, numbered) for t, item, block, numbered, *_ in split_sections(text)]
 
 
-def split_sections(text: str) -> list[tuple[str, bool, int, bool, str, bool]]:
+def split_sections(text: str) -> list[tuple[str, bool, int, bool, str, str]]:
     """As `split_sentences`, each with the text of the heading it sits under ("" for none) and
-    whether it is a table row."""
-    out: list[tuple[str, bool, int, bool, str, bool]] = []
+    its kind: "row" (a table row), "code" (a line of a fenced code block) or ""."""
+    out: list[tuple[str, bool, int, bool, str, str]] = []
+    fenced = False
     table: list[str] = []
     block, was_item, heading = 0, False, ""
     steps: tuple[int, int] | None = None  # (block, number) of the numbered list so far
     for raw in [*text.splitlines(), ""]:
-        if raw.strip().startswith("|"):
+        if raw.strip().startswith("```"):
+            fenced = not fenced  # the fence line itself says nothing and is dropped below
+        if raw.strip().startswith("|") and not fenced:
             table.append(raw)
             continue
         if table:
             block += 1
-            out.extend((row, False, block, False, heading, True) for row in _table_rows(table))
+            out.extend((row, False, block, False, heading, "row") for row in _table_rows(table))
             table = []
             block += 1
         if _HEADING.match(raw):
@@ -437,10 +442,11 @@ def split_sections(text: str) -> list[tuple[str, bool, int, bool, str, bool]]:
             block += 1
             steps = None
             continue
-        if _navigation(raw):
+        if _navigation(raw) and not fenced:
             block += 1
             continue
-        if _bare_heading(raw):  # a heading written as a plain line (pages converted to text)
+        if _bare_heading(raw) and not fenced:  # a heading written as a plain line (pages
+            # converted to text); inside a code fence a short line is code, not a heading
             heading = _clean(raw)
             block += 1
             continue
@@ -466,7 +472,9 @@ def split_sections(text: str) -> list[tuple[str, bool, int, bool, str, bool]]:
             if steps is not None and number == steps[1] + 1:
                 where = steps[0]  # step n+1 after step n's sub-items or code: the same list
             steps = (where, number)
-        out.extend((p, is_item, where, numbered, heading, False) for p in pieces if p)
+        out.extend(
+            (p, is_item, where, numbered, heading, "code" if fenced else "") for p in pieces if p
+        )
     return out
 
 
@@ -602,13 +610,13 @@ def _answerable_text(passage: PassageLike) -> str:
     return passage.text
 
 
-_Unit = tuple[str, bool, int, bool, frozenset[str], frozenset[str], str, bool]
+_Unit = tuple[str, bool, int, bool, frozenset[str], frozenset[str], str, str]
 
 
 @lru_cache(maxsize=4096)
 def _units(text: str, reading: Reading = ENGLISH) -> tuple[_Unit, ...]:
     """A passage's usable sentences: (text, list item, block, numbered, terms, heading terms,
-    heading, table row).
+    heading, kind).
 
     Pure in the text and memoised: turns quote the same corpus passages again and again, and
     splitting and stemming them was most of the answerer's work.
@@ -622,9 +630,9 @@ def _units(text: str, reading: Reading = ENGLISH) -> tuple[_Unit, ...]:
             frozenset(terms(t, reading) | synonym_terms(t, reading)),
             frozenset(terms(h, reading) | synonym_terms(h, reading)),
             h,
-            row,
+            kind,
         )
-        for t, item, block, numbered, h, row in split_sections(without_instructions(text))
+        for t, item, block, numbered, h, kind in split_sections(without_instructions(text))
         if len(t.split()) >= 3 or item
     )
 
@@ -672,7 +680,7 @@ def extract_answer(
     sentences: list[_Sentence] = []
     for p, passage in enumerate(passages):
         title = " ".join(passage.title.split()).casefold()
-        for i, (text, item, block, numbered, words, heading, head, row) in enumerate(
+        for i, (text, item, block, numbered, words, heading, head, kind) in enumerate(
             _units(_answerable_text(passage), reading)
         ):
             if subject and head and " ".join(head.split()).casefold() == title:
@@ -685,8 +693,9 @@ def extract_answer(
                 # applied to every question 0.372, the losses on pages whose title names what
                 # was asked; applied to product questions only, as here, 0.385).
                 heading, head = frozenset(), ""
+            row, code = kind == "row", kind == "code"
             sentences.append(
-                _Sentence(p, i, text, words, item, block, numbered, heading, head, row)
+                _Sentence(p, i, text, words, item, block, numbered, heading, head, row, code)
             )
     if not sentences:
         return ""
@@ -712,6 +721,8 @@ def extract_answer(
     steps_wanted = "procedure" in types or asks_for_steps(question)
     values = [k for k in types if k != "procedure"]  # a price, a duration, a number, a date
     has_article = any(p.kind != "ticket" for p in passages)
+    # a line of code answers a question that names code (an identifier, a command in quotes)
+    names_code = any(is_code(t) for t in content_terms(question)) or "`" in question
 
     def weight(s: _Sentence) -> float:
         overlap = sum(math.log(1 + n / df[t]) for t in seen(s) & wanted)
@@ -725,7 +736,7 @@ def extract_answer(
         # the section it sits under names what the question asks about
         section = _SECTION_WEIGHT * len(s.heading & wanted) / max(len(wanted), 1)
         length = 1 + 0.03 * max(len(s.terms) - 12, 0)  # long sentences match by sheer size
-        kind = 1.0
+        kind = _CODE_WEIGHT if s.code and not names_code else 1.0
         if steps_wanted and (s.numbered or (s.text.endswith(":") and not s.list_item)):
             # numbered steps and the line that leads into a list; a bulleted list is options or
             # facts more often than a procedure (a chat app's commands are no booking steps)
@@ -796,6 +807,7 @@ def extract_answer(
         if (
             s not in chosen
             and not s.list_item
+            and not (s.code and not names_code)  # code supports no prose answer
             and _reads_as_sentence(s)
             and not _repeats(s, chosen)
             and on_topic(s)
