@@ -134,6 +134,8 @@ REWRITES = [
     ("what if I cancel?", ["hello"], "what if I cancel?"),  # no question to ask again
     ("What if I want to store an image?", ["Can it store any JSON object?"],
      "What if I want to store an image?"),  # a new question, not a condition
+    ("what if the tag just says Searching?", ["How do I pair a tag?"],
+     "what if the tag just says Searching?"),  # a subject of its own: a new question
     ("what happens if I go over?", ["What is the API rate limit?"],
      "what happens if I go over regarding the API rate limit?"),
     # what the product showed, reported with no subject: the thing asked about showed it

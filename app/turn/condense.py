@@ -436,10 +436,12 @@ _ASKED_ACTION = re.compile(
     r"(?:i|we|you|one|people)\s+(?P<x>(?!do\b)[a-z].*?)\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
-# A bare condition ("and if I use SSO?", "what if we're on the annual plan?") has no question
-# of its own: it asks the previous one again under that condition.
+# A bare condition on the customer ("and if I use SSO?", "what if we pay annually?") has no
+# question of its own: it asks the previous one again under that condition. A condition with a
+# subject of its own ("what if the tag just says Searching?") is a new question about that.
 _CONDITION = re.compile(
-    r"^(?:(?:and|but|so|ok(?:ay)?)[\s,]+)*(?:what )?if\s+(?P<c>[^?.!,;]{3,80}?)[\s?.!]*$",
+    r"^(?:(?:and|but|so|ok(?:ay)?)[\s,]+)*(?:what )?if\s+(?P<c>(?:i|we|you)\b[^?.!,;]{2,80}?)"
+    r"[\s?.!]*$",
     re.IGNORECASE,
 )
 _QUESTION_FORM = re.compile(
