@@ -85,6 +85,14 @@ def frame_terms(question: str) -> frozenset[str]:
     return _DURATION_FRAME if _HOW_LONG.search(question) else frozenset()
 
 
+def subject_terms(question: str) -> list[str]:
+    """The question's content terms without those that only frame the answer type
+    (`frame_terms`); all of them when nothing else is left."""
+    frame = frame_terms(question)
+    terms = content_terms(question)
+    return [t for t in terms if t not in frame] or terms
+
+
 def asked_types(question: str) -> list[str]:
     """The answer types a question asks for (price, duration, quantity, date, procedure)."""
     asked = [name for name, pattern in _ASKS.items() if pattern.search(question)]

@@ -51,9 +51,9 @@ from typing import Literal
 
 import numpy as np
 
-from app.search.answer_types import asked_types, frame_terms, named_terms, shows_type
+from app.search.answer_types import asked_types, named_terms, shows_type, subject_terms
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
-from app.search.text import content_terms, is_code, term_set
+from app.search.text import is_code, term_set
 from tuning import AnswerabilityModel, ConfidenceBands, Tuning
 
 Band = Literal["strong", "weak", "none"]
@@ -132,14 +132,6 @@ def sentence_match(
         share = sum(1 for t in terms if t in covered) / len(terms) if terms else 0.0
         best = max(best, float(cosine) + coverage_weight * share)
     return best
-
-
-def subject_terms(question: str) -> list[str]:
-    """The question's content terms without those that only frame the answer type ("long",
-    "take" in "how long does shipping take?", `answer_types.frame_terms`)."""
-    frame = frame_terms(question)
-    terms = content_terms(question)
-    return [t for t in terms if t not in frame] or terms
 
 
 @dataclass(frozen=True, slots=True)

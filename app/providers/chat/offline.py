@@ -726,8 +726,8 @@ def extract_answer(
 
     def weight(s: _Sentence) -> float:
         overlap = sum(math.log(1 + n / df[t]) for t in seen(s) & wanted)
-        shows_value = bool(values) and any(shows_type(k, s.text) for k in values)
-        specific = any(k != "quantity" and shows_type(k, s.text) for k in values)  # any digit
+        shown = [k for k in values if shows_type(k, s.text)]
+        specific = any(k != "quantity" for k in shown)  # (a quantity is any digit at all)
         if not overlap or (subject and asked and not seen(s) & asked and not specific):
             # (a sentence that names the product and shows the kind of value asked for, a
             # price for "how much does the Room Panel cost?", answers what is asked)
@@ -741,7 +741,7 @@ def extract_answer(
             # numbered steps and the line that leads into a list; a bulleted list is options or
             # facts more often than a procedure (a chat app's commands are no booking steps)
             kind = _STEP_BONUS * (1.2 if s.numbered else 1.0)
-        if shows_value:
+        if shown:
             kind *= _TYPE_BONUS  # it holds the kind of answer asked for
         if steps_wanted and has_article and passages[s.passage].kind == "ticket":
             kind *= _TICKET_HOWTO  # an article's procedure over an agent's note about one case

@@ -45,9 +45,9 @@ import numpy as np
 from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
 from app.providers.rerank.base import clamp01
-from app.search.answer_types import asked_types, frame_terms, shows_type
+from app.search.answer_types import asked_types, shows_type, subject_terms
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
-from app.search.text import content_terms, is_code, term_set
+from app.search.text import is_code, term_set
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,8 +247,7 @@ class OfflineReranker:
                 headings = [split_passage(t)[0] or t.split("\n", 1)[0] for t in texts]
                 hvecs = await self._passage_vectors(headings, [None] * len(headings), len(qvec))
                 heading_sems = list(_cosines(qvec, hvecs))
-        frame = frame_terms(query)
-        terms = [t for t in content_terms(query) if t not in frame] or content_terms(query)
+        terms = subject_terms(query)  # "how long … take": the duration type speaks for those
         asked = asked_types(query)
         shows = [[shows_type(k, text) for k in asked] for text in texts]
         rarity = _rarity(shows, self.weights.answer_type_rarity)
