@@ -86,6 +86,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="also write one JSON line per case (bands, top-5 documents per stage, the reply), "
         "to diff two runs case by case",
     )
+    parser.add_argument(
+        "--embedding-cache",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="read and write document embeddings in DIR (kept apart from the service's "
+        "EMBEDDING_CACHE_DIR): a second run over the same corpus skips embedding it",
+    )
     args = parser.parse_args(argv)
     if args.limit is not None and args.limit < 0:
         parser.error("--limit must be >= 0")
@@ -101,6 +109,8 @@ async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[st
         print(f"skipped case {reason}", file=sys.stderr)
 
     settings = eval_settings(args.reranker, llm=args.llm)
+    if args.embedding_cache is not None:
+        settings = settings.model_copy(update={"embedding_cache_dir": args.embedding_cache})
     where = args.corpus or "seed corpus"
     print(
         f"loading {where} into a fresh embedded store ({settings.embedder} embedder)...",
@@ -109,6 +119,8 @@ async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[st
     )
     prepared = await prepare(settings, tuning, args.corpus)
     services = prepared.services
+    if args.embedding_cache is not None:
+        save_embedding_cache(services.embedder)
     try:
         for reason in prepared.skipped_documents:
             print(f"skipped document {reason}", file=sys.stderr)
@@ -154,6 +166,16 @@ async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[st
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return report
+
+
+def save_embedding_cache(embedder: Any) -> None:
+    """Write the disk cache wrapped somewhere inside `embedder` (`--embedding-cache` only: the
+    service's own cache is never written by the harness)."""
+    while embedder is not None:
+        if callable(getattr(embedder, "save", None)):
+            embedder.save()
+            return
+        embedder = getattr(embedder, "inner", None)
 
 
 def per_case(o: Observation) -> dict[str, Any]:

@@ -157,3 +157,25 @@ def test_questions_about_admin_tasks_and_failed_payments_are_answered(api: Api) 
         text, meta = ask(api, "cus_brightwater", question)
         assert meta["escalated"] is False, (question, meta["intent"], text)
         assert meta["intent"] in {"how_to", "troubleshooting", "account", "billing_question"}
+
+
+def test_a_table_row_the_question_describes_and_a_table_the_question_names(api: Api) -> None:
+    # "solid red" is one row of the light-bar table: the amber and blinking-red rows are not it
+    text, meta = ask(api, "cus_brightwater", "What does a solid red light on the room panel mean?")
+    assert "in use or booked now" in text, (text, meta["passages"])
+    assert "Solid amber" not in text and "Blinking red" not in text, text
+    # "the API rate limit" is what the whole limits table is about: every plan's row
+    text, meta = ask(api, "cus_brightwater", "What's the API rate limit?")
+    assert "300" in text and "1,200" in text, (text, meta["passages"])
+
+
+def test_how_long_that_takes_is_the_previous_questions_action(api: Api) -> None:
+    text, meta = ask(
+        api,
+        "cus_brightwater",
+        "How do I update the firmware on a Room Panel?",
+        "and how long does that take?",
+    )
+    assert "firmware" in meta["condensedQuestion"].lower(), meta["condensedQuestion"]
+    assert meta["confidence"] == "strong", meta.get("confidenceReason")
+    assert cited_docs(meta)[:1] == ["room-panel-firmware-update"], (text, meta["passages"])

@@ -535,3 +535,40 @@ def test_a_code_block_is_no_prose_answer_and_heads_nothing() -> None:
     assert "300 requests" in text and '{"error"' not in text, text
     # a question that names the code still gets the line that holds it
     assert "HTTP/1.1 429" in extract_answer("What does HTTP/1.1 429 mean?", [RATE_LIMITS])
+
+
+SIGNALS = Passage(
+    id="signals#1",
+    doc_id="signals",
+    kind="doc",
+    title="Beacon status lights",
+    breadcrumb="Beacon status lights › Light reference",
+    text="## Light reference\n\n| Light | Meaning |\n|---|---|\n| Solid green | Ready |\n"
+    "| Solid red | Busy |\n| Solid amber | Starting soon |\n| Blinking red | Update failed |\n",
+)
+QUOTAS = Passage(
+    id="quotas#1",
+    doc_id="quotas",
+    kind="doc",
+    title="Upload quotas",
+    breadcrumb="Upload quotas › Quotas by tier",
+    text="## Quotas by tier\n\n| Tier | Uploads per day | File size |\n|---|---|---|\n"
+    "| Basic | no uploads | — |\n| Plus | 40 | 2 GB |\n| Max | 400 | 20 GB |\n",
+)
+
+
+def test_a_row_the_question_describes_is_quoted_alone() -> None:
+    # "solid red": not the Solid amber or the Blinking red row, which each share a word
+    text = extract_answer("What does a solid red light mean?", [SIGNALS])
+    assert "Busy" in text, text
+    assert "Starting soon" not in text and "Update failed" not in text, text
+
+
+def test_a_question_about_what_the_table_covers_gets_every_row() -> None:
+    # "upload quota" is the table's subject: the Basic row is no answer on its own
+    text = extract_answer("What is the upload quota?", [QUOTAS])
+    assert "no uploads" in text and "40" in text and "400" in text, text
+    assert text.count("\n") == 2, text  # one row a line
+    # a question naming a row still gets that row
+    text = extract_answer("What is the upload quota on Plus?", [QUOTAS])
+    assert "40" in text and "400" not in text, text

@@ -247,3 +247,21 @@ def test_corpus_records_become_articles_and_tickets() -> None:
         corpus_record(CORPUS[4], "c:5", now)
     with pytest.raises(ValueError, match="audience"):
         corpus_record({"id": "z", "body": "b", "audience": "vip"}, "c:6", now)
+
+
+async def test_embedding_cache_flag_writes_the_cache_it_was_given(tmp_path: Path) -> None:
+    from app.providers.embeddings.cache import CachedEmbedder
+    from app.providers.embeddings.fake import FakeEmbedder
+    from app.providers.embeddings.memo import TurnMemo
+
+    path = tmp_path / "eval-cache" / "vectors.npz"
+    embedder = TurnMemo(CachedEmbedder(FakeEmbedder(), path))
+    await embedder.embed_documents(["a passage", "another passage"])
+    assert not path.exists()  # nothing is written until the harness asks
+    eval_cli.save_embedding_cache(embedder)
+    assert path.exists()
+    again = CachedEmbedder(FakeEmbedder(), path)
+    await again.embed_documents(["a passage"])
+    assert (again.hits, again.misses) == (1, 0)
+    args = eval_cli.parse_args(["--embedding-cache", str(tmp_path / "c")])
+    assert args.embedding_cache == tmp_path / "c"

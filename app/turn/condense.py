@@ -87,7 +87,8 @@ _DUMMY_IT = re.compile(
     # "is it free to cancel?" is about cancelling; "is it free?" about a thing named before
     r"\b(?:is it|it is|it's|it was|was it|will it be) (?:normal|safe|necessary|worth|allowed|"
     r"required|mandatory|free)\s+(?:to|that|if|when|for|because)\b|"
-    r"\bit (?:seems|looks like|turns out|says|said)\b|\bmake it (?:work|happen)\b",
+    r"\bit (?:seems|looks like|turns out|says|said)\b|\bmake it (?:work|happen)\b|"
+    r"\bit (?:take|takes|took) (?:for|to|until|before)\b",  # "how long will it take for the refund"
     re.IGNORECASE,
 )
 _AFTER_DEMONSTRATIVE: Final = frozenset(
@@ -228,7 +229,8 @@ _VAGUE_HEADS: Final = frozenset(
     _words(
         """type types kind kinds sort difference differences meaning world way ways lot reason
         reasons time times thing things part parts number question questions subject topic
-        example examples name one ones end start rest case cases point idea answer same other"""
+        example examples name one ones end start rest case cases point idea answer same other
+        day days week weeks month months year years today yesterday tomorrow morning night"""
     )
 )
 
@@ -436,6 +438,14 @@ _ASKED_ACTION = re.compile(
     r"(?:i|we|you|one|people)\s+(?P<x>(?!do\b)[a-z].*?)\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
+# "how long does that take?": things do not take time, actions do, so after "how do I update the
+# firmware?" the pronoun is the update, not the firmware ("what does that cost?" likewise, but
+# "what does it cost?" is more often the thing named)
+_ACTION_MEASURE = re.compile(
+    r"\b(?P<aux>does|do|will|would|did|should|might|could)\s+"
+    r"(?:(?:that|this|it)\s+(?P<v>take)|(?:that|this)\s+(?P<c>cost))\b",
+    re.IGNORECASE,
+)
 # A bare condition on the customer ("and if I use SSO?", "what if we pay annually?") has no
 # question of its own: it asks the previous one again under that condition. A condition with a
 # subject of its own ("what if the tag just says Searching?") is a new question about that.
@@ -517,6 +527,19 @@ def resolve_followup(
         if done is None or done.group("x").lower() in text.lower():
             return Rewrite(text, None)
         return Rewrite(text[: action.start()] + done.group("x") + text[action.end() :], "action")
+
+    measure = _ACTION_MEASURE.search(text)
+    done = _ASKED_ACTION.match(previous)
+    if (
+        measure is not None
+        and done is not None
+        and not text[measure.end() :].strip(" ?.!")  # "… take for the refund?" says what
+        and done.group("x").lower() not in text.lower()
+    ):
+        # "and how long does that take?" → "… does it take to update the firmware …?"
+        verb = measure.group("v") or measure.group("c")
+        head = f"{text[: measure.start()]}{measure.group('aux')} it {verb}"
+        return Rewrite(f"{head} to {done.group('x')}?", "action")
 
     m = _pronoun_at(text)
     if m is not None and not _has_own_subject(text, m.start(), vocab.ids, m.group(1)):

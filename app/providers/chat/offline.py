@@ -66,6 +66,7 @@ from app.words import STEMMERS, STOPWORDS
 # supporting sentences that read as sentences, and a procedure's closing sentence: 0.3725.
 MAX_SENTENCES = 6
 MAX_ANSWER_WORDS = 110
+MAX_TABLE_ROWS = 8  # a whole table is quoted only when it is short enough to read in a chat
 _SUPPORT_RATIO = 0.3
 _SAME_SENTENCE = 0.8  # share of a sentence's terms already said by a chosen one: a repeat
 MAX_STEPS = 6  # a procedure is quoted whole up to this many steps: half a procedure misleads
@@ -768,6 +769,22 @@ def extract_answer(
     procedure = _procedure(best, sentences)
     if procedure:
         return _render([*procedure, *_closing(procedure[-1], sentences)])
+
+    def whole_table(row: _Sentence) -> list[_Sentence] | None:
+        """The rows of `row`'s table, one a line, when the question names nothing the rows
+        differ on, only what the table is about ("what's the API rate limit?" over "API rate
+        limits › Limits by plan"): it asks for the table, not for the one row that happens to
+        repeat a word of the title ("Free: no API access")."""
+        if not row.row or (seen(row) & wanted) - headers[row.passage] - row.heading:
+            return None
+        rows = [t for t in sentences if t.row and (t.passage, t.block) == (row.passage, row.block)]
+        if not 1 < len(rows) <= MAX_TABLE_ROWS:
+            return None
+        return [dataclasses.replace(t, list_item=True) for t in rows]
+
+    table = whole_table(best)
+    if table:
+        return _render(table)
     chosen = [best]
 
     # the question's names the best sentence holds ("UK" in the United Kingdom row)
@@ -777,9 +794,13 @@ def extract_answer(
         """When the best sentence sits under a heading that names the question, a sentence
         under another heading that names none of it answers some other question; when the best
         is the table row of what the question names, the other rows are about something else
-        (the Canada row does not answer for the UK)."""
+        (the Canada row does not answer for the UK), and a row of the same table that lacks a
+        question term the best row has describes another case ("solid red light": not the
+        Solid amber or the Blinking red row)."""
         if best.row and s.row and best_names and not s.terms & best_names:
             return False
+        if best.row and s.row and s.passage == best.passage and not seen(best) & wanted <= seen(s):
+            return False  # "solid red": the Solid amber and Blinking red rows answer another
         named = best.heading & wanted
         if subject:  # another section's heading must name all that the best one's does
             return s.heading == best.heading or best.heading & asked <= s.heading
@@ -812,6 +833,10 @@ def extract_answer(
             and not _repeats(s, chosen)
             and on_topic(s)
         ):
+            table = whole_table(s)
+            if table and not any(t.row and t.block == s.block for t in chosen):
+                chosen.extend(table)  # the table it belongs to, not one row of it
+                break
             chosen.append(s)
     chosen = [s for s in chosen if not s.text.endswith(":")] or [best]  # no dangling lead-ins
     chosen.sort(key=lambda s: (s.passage, s.index))
