@@ -572,3 +572,25 @@ def test_a_question_about_what_the_table_covers_gets_every_row() -> None:
     # a question naming a row still gets that row
     text = extract_answer("What is the upload quota on Plus?", [QUOTAS])
     assert "40" in text and "400" not in text, text
+
+
+async def test_a_list_answer_starts_on_its_own_line_after_the_lookups_and_the_hedge() -> None:
+    after_cancel = Passage(
+        id="cancel#2",
+        doc_id="cancel",
+        kind="doc",
+        title="Cancelling",
+        breadcrumb="Cancelling › After you cancel",
+        text="## After you cancel\n\n- Paid features stay active until the paid period ends.\n"
+        "- No further charges are made after that date.\n",
+    )
+    question = "Do paid features stay active after I cancel?"
+    reply = await OfflineChatModel().generate(
+        request(question, [after_cancel], [NO_ORDER], confidence="weak")
+    )
+    lines = reply.text.split("\n")
+    assert lines[0].endswith("I don't see an order ORD-9999 on your account."), reply.text
+    assert lines[1].startswith("- Paid features stay active"), reply.text
+    hedged = await OfflineChatModel().generate(request(question, [after_cancel], confidence="weak"))
+    first, _, rest = hedged.text.partition("\n")
+    assert first.endswith("“Cancelling”:") and rest.startswith("- Paid features"), hedged.text

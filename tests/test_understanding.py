@@ -453,3 +453,12 @@ def test_a_how_to_question_in_german_or_french_gets_the_steps(
     assert steps in content and "\n2. " in content, content
     assert "steht nichts zu" not in content and "ne mentionnent pas" not in content
     assert _meta(out)["escalated"] is False
+
+
+def test_an_orders_items_are_listed_in_the_customers_language(api: Api) -> None:
+    # the free German customer's open order holds two items: joined with "und", not "and"
+    h = api.session("cus_sonnenkorn")
+    conv = api.conversation(h)
+    content = api.send(h, conv, "Wo ist meine Bestellung?")["reply"]["content"]
+    assert "Sie enthält" in content and " und " in content, content
+    assert " and " not in content, content

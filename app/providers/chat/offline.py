@@ -219,7 +219,7 @@ def _status(value: Any, p: Phrases | None = None) -> str:
     return phrase(p, f"status_{text}", text.replace("_", " "))
 
 
-def _items(items: Any) -> str | None:
+def _items(items: Any, p: Phrases | None = None) -> str | None:
     if not isinstance(items, list):
         return None
     parts: list[str] = []
@@ -233,7 +233,9 @@ def _items(items: Any) -> str | None:
         parts.append(f"{qty} × {label}" if isinstance(qty, int) else label)
     if not parts:
         return None
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    if len(parts) == 1:
+        return parts[0]
+    return phrase(p, "list_and", "{first} and {last}", first=", ".join(parts[:-1]), last=parts[-1])
 
 
 def _order_sentences(order: Mapping[str, Any], p: Phrases | None = None) -> list[str]:
@@ -259,7 +261,7 @@ def _order_sentences(order: Mapping[str, Any], p: Phrases | None = None) -> list
         if tracking:
             s += phrase(p, "order_tracking", ", tracking number {tracking}", tracking=tracking)
         out.append(s + ".")
-    items = _items(order.get("items"))
+    items = _items(order.get("items"), p)
     if items:
         out.append(phrase(p, "order_items", "It contains {items}.", items=items))
     return out
@@ -882,6 +884,9 @@ def _names_an_order(message: str, results: Sequence[ToolOutcome]) -> bool:
     return False
 
 
+_LIST_START = re.compile(r"(?:[-*•]|\d{1,2}[.)])\s")  # an answer that opens with a list line
+
+
 def offline_answer(request: GenerationRequest) -> str:
     """The whole offline answer for a request (pure)."""
     ph = request.phrases
@@ -913,7 +918,9 @@ def offline_answer(request: GenerationRequest) -> str:
         extract = extract or extract_answer(question, request.passages, reading)
     if not found and not extract:
         return no_answer_reply(request.tool_results, ph)  # what the lookups said, and a person
-    text = " ".join(p for p in (" ".join(facts), extract) if p)
+    # a list starts on its own line, also after the lookups' sentences
+    joiner = "\n" if facts and _LIST_START.match(extract) else " "
+    text = joiner.join(p for p in (" ".join(facts), extract) if p)
     if extract:
         missing = missing_names(
             request.question or request.original,
@@ -938,8 +945,9 @@ def offline_answer(request: GenerationRequest) -> str:
         if cited:
             text = phrase(
                 ph, "found_in", "This is what I found in {titles}: {text}",
-                titles=_join([f"“{t}”" for t in cited], phrase(ph, "or", " or ")), text=text,
-            )  # fmt: skip
+                titles=_join([f"“{t}”" for t in cited], phrase(ph, "or", " or ")),
+                text="\n" + text if _LIST_START.match(text) else text,
+            ).replace(" \n", "\n")  # fmt: skip
         text += " " + phrase(ph, "weak_hedge", WEAK_HEDGE)
     return text
 
