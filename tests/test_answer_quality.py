@@ -179,3 +179,5 @@ def test_how_long_that_takes_is_the_previous_questions_action(api: Api) -> None:
     assert "firmware" in meta["condensedQuestion"].lower(), meta["condensedQuestion"]
     assert meta["confidence"] == "strong", meta.get("confidenceReason")
     assert cited_docs(meta)[:1] == ["room-panel-firmware-update"], (text, meta["passages"])
+    # the "How long it takes" section answers, not the release cadence ("every six weeks")
+    assert text.startswith("An update takes about 8 minutes"), (text, meta["passages"])

@@ -594,3 +594,20 @@ async def test_a_list_answer_starts_on_its_own_line_after_the_lookups_and_the_he
     hedged = await OfflineChatModel().generate(request(question, [after_cancel], confidence="weak"))
     first, _, rest = hedged.text.partition("\n")
     assert first.endswith("“Cancelling”:") and rest.startswith("- Paid features"), hedged.text
+
+
+def test_how_long_is_answered_by_the_section_headed_how_long() -> None:
+    page = Passage(
+        id="sync#0",
+        doc_id="sync",
+        kind="doc",
+        title="Syncing the Gadget archive",
+        breadcrumb="Syncing the Gadget archive",
+        text="# Syncing the Gadget archive\n\nThe Gadget archive syncs new records every six "
+        "weeks. Admins can pause a sync for up to 30 days.\n\n## How long it takes\n\nA full "
+        "archive sync takes about 12 minutes. Large archives can take an hour.\n\n## Errors\n\n"
+        "A failed sync is retried within 2 hours.",
+    )
+    text = extract_answer("How long does a Gadget archive sync take?", [page])
+    assert text.startswith("A full archive sync takes about 12 minutes"), text
+    assert "six weeks" not in text and "2 hours" not in text, text  # other sections, other asks

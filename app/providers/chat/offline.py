@@ -676,8 +676,10 @@ def extract_answer(
     one, its follower when that continues it, then others that score nearly as well (see
     `MAX_SENTENCES`), in document order."""
     wanted = terms(question, reading)
+    framed: frozenset[str] = frozenset()
     if frame_terms(question):  # "how long ... take": the duration type says it (weight below)
-        wanted = wanted - terms(DURATION_FRAME_WORDS, reading) or wanted
+        framed = frozenset(terms(DURATION_FRAME_WORDS, reading) & wanted)
+        wanted = wanted - framed or wanted
     subject = product_terms(question, reading) & wanted
     asked = wanted - subject
     sentences: list[_Sentence] = []
@@ -768,6 +770,17 @@ def extract_answer(
         )
         if steps is not None:
             best = steps
+    # A section headed with the question's own frame ("How long it takes" for "how long does
+    # the update take?") is where its page answers it: its best sentence showing a duration is
+    # the answer, even when other sections repeat more of the question's words (a release
+    # cadence, a postponement limit), and only its own section supports it.
+    in_frame = [
+        s
+        for s in sentences
+        if framed and framed <= s.heading and score(s) > 0 and shows_type("duration", s.text)
+    ]
+    if in_frame:
+        best = max(in_frame, key=lambda s: (score(s), -s.passage, -s.index))
     procedure = _procedure(best, sentences)
     if procedure:
         return _render([*procedure, *_closing(procedure[-1], sentences)])
@@ -799,6 +812,8 @@ def extract_answer(
         (the Canada row does not answer for the UK), and a row of the same table that lacks a
         question term the best row has describes another case ("solid red light": not the
         Solid amber or the Blinking red row)."""
+        if in_frame and (s.passage, s.heading) != (best.passage, best.heading):
+            return False
         if best.row and s.row and best_names and not s.terms & best_names:
             return False
         if best.row and s.row and s.passage == best.passage and not seen(best) & wanted <= seen(s):
