@@ -181,3 +181,26 @@ def test_how_long_that_takes_is_the_previous_questions_action(api: Api) -> None:
     assert cited_docs(meta)[:1] == ["room-panel-firmware-update"], (text, meta["passages"])
     # the "How long it takes" section answers, not the release cadence ("every six weeks")
     assert text.startswith("An update takes about 8 minutes"), (text, meta["passages"])
+
+
+def test_an_sla_question_is_answered_from_the_uptime_section_not_called_off_topic(
+    api: Api,
+) -> None:
+    text, meta = ask(api, "cus_castellan", "What is your uptime SLA?")  # an Enterprise customer
+    assert not meta.get("offTopic") and meta["intent"] != "other", meta
+    assert "enterprise-support-sla" in cited_docs(meta), (text, meta["passages"])
+    assert "99.95%" in text, (text, meta["passages"])
+
+
+def test_a_statement_follow_up_keeps_its_words_and_its_subject(api: Api) -> None:
+    # a report about the previous question's email is no "What are the email never arrives?"
+    text, meta = ask(
+        api, "cus_brightwater", "How do I change my password?", "the email never arrives"
+    )
+    condensed = meta["condensedQuestion"]
+    assert condensed.startswith("the email never arrives") and "password" in condensed, condensed
+    assert "reset-password" in [p["docId"] for p in meta["passages"][:2]], meta["passages"]
+    assert "spam" in text, text
+    # "it's" after a statement about the panel is the panel, not "… shows's"
+    _, meta = ask(api, "cus_brightwater", "My room panel shows Not connected", "it's on wifi")
+    assert meta["condensedQuestion"].lower() == "my room panel is on wifi", meta

@@ -611,3 +611,38 @@ def test_how_long_is_answered_by_the_section_headed_how_long() -> None:
     text = extract_answer("How long does a Gadget archive sync take?", [page])
     assert text.startswith("A full archive sync takes about 12 minutes"), text
     assert "six weeks" not in text and "2 hours" not in text, text  # other sections, other asks
+
+
+def test_which_things_there_are_is_answered_by_the_list_headed_with_them() -> None:
+    page = Passage(
+        id="alerts#0",
+        doc_id="alerts",
+        kind="doc",
+        title="Alerts",
+        breadcrumb="Alerts",
+        text="# Alerts\n\nAlerts tell your team about alert triggers as they happen, by email "
+        "or push.\n\n## Triggers\n\n- `sensor.hot`, `sensor.cold`\n- `door.open`\n"
+        "- `battery.low`\n",
+    )
+    text = extract_answer("Which alert triggers are there?", [page])
+    assert text.startswith("- sensor.hot"), text  # the list, not the sentence with more words
+    assert "door.open" in text and "battery.low" in text, text
+    # a question that asks something else of the same words keeps the sentence
+    text = extract_answer("How do alert triggers reach my team?", [page])
+    assert text.startswith("Alerts tell your team"), text
+
+
+def test_a_sections_first_sentence_is_read_with_its_heading() -> None:
+    page = Passage(
+        id="terms#0",
+        doc_id="terms",
+        kind="doc",
+        title="Service terms",
+        breadcrumb="Service terms",
+        text="# Service terms\n\nThese terms explain what the availability guarantee covers "
+        "and how credits for missed availability are paid.\n\n## Availability guarantee\n\n"
+        "The service is up at least 99.9% of each month, maintenance excluded.\n\n"
+        "## Credits\n\nCredits for missed availability go on the next invoice.",
+    )
+    text = extract_answer("What is the availability guarantee?", [page])
+    assert "99.9%" in text, text  # the section's lead says what its heading names

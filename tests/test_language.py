@@ -63,6 +63,12 @@ def test_first_person(text: str, own: bool) -> None:
         ("Is the power adapter included?", True),
         ("how long does the battery last", True),
         ("what is the refund policy", True),
+        # a bare plural names the thing ("Are alkaloids poisonous?" is no cancellation)
+        ("Are alkaloids poisonous?", True),
+        ("Do invoices include VAT?", True),
+        ("Are they poisonous?", False),  # a pronoun: who knows what it stands for
+        ("Is this right?", False),
+        ("Do refunds go to my card?", False),  # the customer's own case
         ("Was steht im Handbuch über das Laden?", False),  # "steht im": no article after it
         ("Was sagt das Handbuch über den Akku?", True),
         ("Ist das Netzteil im Lieferumfang?", True),

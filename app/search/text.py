@@ -150,6 +150,8 @@ QUERY_STOPWORDS = LUCENE_STOPWORDS | frozenset(
         "much",
         "many",
         "way",
+        # the condenser's own connective ("… regarding my password"): it names no topic
+        "regarding",
     }
 )
 

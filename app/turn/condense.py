@@ -133,7 +133,15 @@ _REPORTED = re.compile(
     r"^(?:(?:and|but|so|now|then|ok(?:ay)?)[\s,]+)*(?:it|that|this|the (?:screen|page|message|"
     r"error|app|display)) (?:says|said|shows|showed|displays|displayed|gives me|gave me|returns|"
     r"returned)\b|^(?:(?:and|but|now|then)[\s,]+)*i(?:'m| am)? (?:get|got|see|saw|getting|seeing) "
-    r"(?:an? |the )?(?:error|message|warning)\b",
+    r"(?:an? |the )?(?:error|message|warning)\b"
+    # a symptom of the thing just discussed: "the email never arrives", "it still doesn't load"
+    # (only the artefacts any product sends or shows: "the room panel never wakes up" names
+    # its own subject)
+    r"|^(?:(?:and|but|now|then)[\s,]+)*(?:it|the (?:e-?mail|link|code|page|button|screen|"
+    r"message|app|site|website|notification|invite|invitation|download|upload|update|"
+    r"installer|sms|text)) (?:never|still|just|"
+    r"keeps|doesn'?t|does not|won'?t|will not|didn'?t|did not|isn'?t|is not|never)\b"
+    r"(?:(?!\?)[^,.;])*$",
     re.IGNORECASE,
 )
 
@@ -198,12 +206,38 @@ _VERBS: Final = frozenset(
 )
 
 
+# adverbs that sit inside a clause, between its subject and its verb: "the email never arrives"
+# (language data; a noun phrase never runs through one)
+_CLAUSE_ADVERBS: Final = frozenset(
+    _words(
+        """never always still not no longer already sometimes suddenly often usually just only
+        keeps constantly randomly again also even really"""
+    )
+)
+
+
 def _is_np_token(tok: str, position: int) -> bool:
     low = tok.lower()
-    if low in _STOP or low in _VERBS:
+    if low in _STOP or low in _VERBS or low in _CLAUSE_ADVERBS:
         return False
+    if position > 0 and (_finite_verb(low) or re.fullmatch(r"[a-z]{4,}ly", low)):
+        return False  # "my room panel shows…", "… slowly": the phrase ends where its verb starts
     # past participles / gerunds after the first word usually start the verb phrase
     return not (position > 0 and re.fullmatch(r"[a-z]{3,}(?:ed|ing)", tok) is not None)
+
+
+def _finite_verb(low: str) -> bool:
+    """A common verb's form that is not also a noun ("shows", "arrives"; not "updates")."""
+    if low not in _COMMON_VERBS:
+        return False
+    for base in (
+        low,
+        low[:-1] if low.endswith("s") else "",
+        low[:-2] if low.endswith("es") else "",
+    ):
+        if base in _NOUN_OR_VERB:
+            return False
+    return True
 
 
 def _noun_phrases(text: str) -> list[str]:
@@ -335,6 +369,8 @@ def _add_same_kind(previous: str, x: str, prep: str | None, vocab: Vocabulary) -
     return f"{previous.rstrip(' ?.!')} {prep} {x.strip(' ?.!')}?"
 
 
+# "why is it's light red?" is a misspelt "its": after these, "it's" is no "it is"
+_AUX_BEFORE_ITS: Final = frozenset(["is", "was", "are", "does", "did", "why", "what"])
 _COPULA_NEXT: Final = frozenset(["is", "was", "are", "were", "'s", "mean", "means", "sounds"])
 
 
@@ -552,7 +588,15 @@ def resolve_followup(
             if word.lower() in {"its", "their"}:
                 replacement = f"{referent}'s" if not referent.endswith("s") else f"{referent}'"
             replacement = _capitalise_like(replacement, word, at_start=m.start() == 0)
-            return Rewrite(text[: m.start()] + replacement + text[m.end() :], "pronoun")
+            rest = text[m.end() :]
+            contracted = re.match(r"['’]s\b\s*(\w*)", rest) if word.lower() == "it" else None
+            before = text[: m.start()].split()
+            if contracted is not None and not (
+                before and before[-1].lower() in _AUX_BEFORE_ITS
+            ):  # "it's on wifi" → "the panel is on wifi", not "panel's"
+                verb = "has" if contracted.group(1).lower() in {"been", "got", "gotten"} else "is"
+                rest = f" {verb}" + rest[len("'s") :]
+            return Rewrite(text[: m.start()] + replacement + rest, "pronoun")
 
     if subject and subject.lower() not in text.lower():
         if _SUBJECTLESS.match(text):
@@ -678,7 +722,8 @@ _COMMON_VERBS: Final = frozenset(
             store support manage protect scan track estimate compare improve increase reduce
             handle cause prevent treat define design mean cost found exist belong depend contain
             involve affect apply explain describe choose deal join return start end finish check
-            enter receive produce replace share save fix help"""
+            enter receive produce replace share save fix help arrive fail crash freeze load
+            blink flash respond sync"""
         )
         for form in _verb_forms(base)
     }
@@ -694,7 +739,7 @@ _COMMON_VERBS: Final = frozenset(
 # words that are nouns as often as verbs: inside a phrase ("data store") they stay nouns
 _NOUN_OR_VERB: Final = frozenset(
     _words("support update store design cost end start return use work change help fix check")
-    + _words("report plan set scan share track cause")
+    + _words("report plan set scan share track cause sync flash crash")
 )
 # adjectives and adverbs that trail or lead a phrase without being its topic ("plans available")
 _LOOSE_MODIFIERS: Final = frozenset(
@@ -934,6 +979,8 @@ def as_question(text: str, ids: Identifiers | None = None) -> str | None:
         return None
     if any(w in _COMMON_VERBS and w not in _NOUN_OR_VERB for w in lows):
         return None
+    if any(w in _CLAUSE_ADVERBS for w in lows):
+        return None  # "the email never arrives" says something; it names no topic
     return f"{'What are' if _plural(core) else 'What is'} {core}?"
 
 

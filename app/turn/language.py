@@ -305,6 +305,9 @@ _ABOUT_A_THING: Final = re.compile(
     r"(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have)"
     r"|is|are|does|do|can|could|will|would|was|were"
     r")\s+(?:the|a|an|your|its|their|any|there)\b"
+    # "are alkaloids poisonous?", "do invoices include VAT?": a bare plural names the thing
+    r"|^\W*(?:is|are|does|do|can|could|will|would|was|were)\s+(?!(?:they|these|those|others|"
+    r"yours|ours|theirs|us|its|his|hers|mines|this|yes)\b)[a-z][a-z-]*[a-rt-z]s\b"
     r"|^\W*(?:was|wie|wann|wo|warum|welche[rsmn]?|wer)\s+[^\W\d]+\s+"
     r"(?:der|die|das|den|dem|ein|eine|einen|es)\b"
     r"|^\W*(?:ist|sind|gibt|kann|hat|wird)\s+(?:der|die|das|es)\b"
