@@ -189,6 +189,9 @@ def per_case(o: Observation) -> dict[str, Any]:
         "expected_intent": o.case.intent,
         "escalated": o.escalated,
         "top5": {stage: dedupe(ids)[:5] for stage, ids in o.ranked.get("condensed", {}).items()},
+        "top5_original": {
+            stage: dedupe(ids)[:5] for stage, ids in o.ranked.get("original", {}).items()
+        },
         "confidence": o.confidence,
         "top_score": o.top_score,
         "features": o.features,

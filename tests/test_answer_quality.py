@@ -204,3 +204,20 @@ def test_a_statement_follow_up_keeps_its_words_and_its_subject(api: Api) -> None
     # "it's" after a statement about the panel is the panel, not "… shows's"
     _, meta = ask(api, "cus_brightwater", "My room panel shows Not connected", "it's on wifi")
     assert meta["condensedQuestion"].lower() == "my room panel is on wifi", meta
+
+
+def test_what_a_charge_would_be_is_answered_not_handed_off_as_a_dispute(api: Api) -> None:
+    text, meta = ask(
+        api,
+        "cus_lumendental",
+        "Can I upgrade to Pro in the middle of the month?",
+        "will I be charged the full price?",
+    )
+    assert not meta["escalated"] and meta["intent"] != "billing_dispute", meta
+    assert "case reference" not in text.lower(), text
+
+
+def test_a_how_to_answer_keeps_to_its_task(api: Api) -> None:
+    text, meta = ask(api, "cus_brightwater", "How do I cancel a booking?")
+    assert "booking-rooms-and-desks" in cited_docs(meta), (text, meta["passages"])
+    assert "cancelling-your-subscription" not in cited_docs(meta), text

@@ -646,3 +646,24 @@ def test_a_sections_first_sentence_is_read_with_its_heading() -> None:
     )
     text = extract_answer("What is the availability guarantee?", [page])
     assert "99.9%" in text, text  # the section's lead says what its heading names
+
+
+def test_a_how_to_answer_takes_no_other_pages_sentence_about_another_task() -> None:
+    bookings = Passage(
+        id="bookings#3",
+        doc_id="bookings",
+        kind="doc",
+        title="Bookings",
+        breadcrumb="Bookings › Changing a booking",
+        text="## Changing a booking\n\nOpen My bookings, select the booking and choose Cancel.",
+    )
+    plans = Passage(
+        id="plans#1",
+        doc_id="plans",
+        kind="doc",
+        title="Cancelling your plan",
+        breadcrumb="Cancelling your plan › How to cancel",
+        text="## How to cancel\n\nThe Owner opens Billing → Plans and selects Cancel plan.",
+    )
+    text = extract_answer("How do I cancel a booking?", [bookings, plans])
+    assert "My bookings" in text and "Cancel plan" not in text, text

@@ -335,3 +335,26 @@ def asks_about_a_thing(text: str) -> bool:
     return bool(
         _ABOUT_A_THING.search(text) and not first_person(text) and not _ADDRESSED.search(text)
     )
+
+
+# A question about what *would* be charged ("will I be charged the full price?", "do we pay for
+# pending invites?", "werde ich voll berechnet?", "vais-je payer le mois entier ?"): it asks how
+# billing works, before anything happened, so it disputes nothing (en, de, fr). A charge that
+# happened ("why was I charged twice?") is past tense and not matched.
+_WOULD_BE_CHARGED: Final = re.compile(
+    r"^\W*(?:(?:and|but|so|then)\s+)?(?:(?:how\s+much|when|what)\s+)?"
+    r"(?:will|would|do|does|should|shall)\s+(?:i|we|my\s+\w+|our\s+\w+)\s+"
+    r"(?:(?:still|also|then)\s+)?(?:be\s+(?:charged|billed|invoiced)|get\s+(?:charged|billed)|"
+    r"(?:have\s+to\s+|need\s+to\s+)?pay)\b[^.!]*\?\s*$"
+    r"|^\W*(?:werde|würde|muss|müssen)\s+(?:ich|wir)\b[^.!]*\b(?:berechnet|bezahlen|zahlen)\b"
+    r"[^.!]*\?\s*$"
+    r"|^\W*(?:(?:est-ce\s+que\s+)?(?:je|nous)\s+(?:serai|serons|vais|allons|dois|devons)|"
+    r"(?:serai|serons|vais|allons|dois|devons)-(?:je|nous))\b[^.!]*"
+    r"\b(?:factur[ée]e?s?|payer)\b[^.!]*\?\s*$",
+    re.IGNORECASE,
+)
+
+
+def asks_what_would_be_charged(text: str) -> bool:
+    """Whether the message asks what a charge would be, before it happened (en, de, fr)."""
+    return bool(_WOULD_BE_CHARGED.search(text.replace("’", "'")))
