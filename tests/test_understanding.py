@@ -462,3 +462,26 @@ def test_an_orders_items_are_listed_in_the_customers_language(api: Api) -> None:
     content = api.send(h, conv, "Wo ist meine Bestellung?")["reply"]["content"]
     assert "Sie enthält" in content and " und " in content, content
     assert " and " not in content, content
+
+
+def test_where_is_my_product_looks_up_the_order_that_holds_it(api: Api) -> None:
+    headers = api.session("cus_brightwater")
+    conv = api.conversation(headers)
+    api.send(headers, conv, "where is my kiosk?")
+    reply = api.messages(conv)[-1]
+    meta = reply["meta"]
+    assert meta["intent"] == "order_status", meta
+    assert ("lookupOrder", "ORD-1015") in [(t["tool"], t.get("ref")) for t in meta["tools"]], meta
+    assert reply["content"].startswith("Order ORD-1015 is shipped"), reply["content"]
+    assert "visitors" not in reply["content"], reply["content"]  # no setup article with it
+
+
+def test_an_order_picked_from_the_list_is_reported_alone(api: Api) -> None:
+    headers = api.session("cus_brightwater")
+    conv = api.conversation(headers)
+    api.send(headers, conv, "Show me my orders")
+    api.send(headers, conv, "the desk tags one")
+    reply = api.messages(conv)[-1]
+    assert reply["content"].startswith("Order ORD-1014 is delivered"), reply["content"]
+    assert "ORD-1015" not in reply["content"], reply["content"]  # the list is not repeated
+    assert not reply["meta"]["citations"], reply["meta"]["citations"]  # nor a ticket's note

@@ -25,7 +25,12 @@ from typing import Any, Final, NamedTuple, Protocol
 
 from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
 from app.turn.identifiers import Identifiers, Vocabulary, generic_identifiers, generic_vocabulary
-from app.turn.language import detect_language, first_person, opens_as_question
+from app.turn.language import (
+    awaits_delivery,
+    detect_language,
+    first_person,
+    opens_as_question,
+)
 from app.turn.reference import with_reference
 from app.turn.router import (
     Router,
@@ -1151,6 +1156,8 @@ async def condense_offline(
     ids = router.vocabulary.ids
     if intent in _INFORMATIONAL and ids.first(text, "error_code"):
         intent = "troubleshooting"  # a customer quoting an error code is reporting a fault
+    if intent in _INFORMATIONAL and awaits_delivery(standalone) and ids.products(standalone):
+        intent = "order_status"  # "where is my kiosk?": the one they ordered, not where it goes
     if rewrite.rule is None and not social and not human and intent in _ASKS_TO_KNOW:
         # a one-word topic ("backups.") becomes the question it stands for; the router read it
         # as written, and a fragment it reads as a request ("refund") keeps the customer's word

@@ -358,3 +358,22 @@ _WOULD_BE_CHARGED: Final = re.compile(
 def asks_what_would_be_charged(text: str) -> bool:
     """Whether the message asks what a charge would be, before it happened (en, de, fr)."""
     return bool(_WOULD_BE_CHARGED.search(text.replace("’", "'")))
+
+
+# the customer waits for something of theirs: "where is my kiosk?", "when will our tags arrive?",
+# "has my panel shipped?", "wo ist mein Raumpanel?", "où est mon kiosque ?" (en, de, fr)
+_AWAITED = re.compile(
+    r"\bwhere\s+(?:is|are)\s+(?:my|our)\b|\bwhen\s+(?:will|does|do|is|are)\s+(?:my|our)\b"
+    r"[^?.!]*\b(?:arriv\w*|ship\w*|deliver\w*|come|coming|get\s+here)\b"
+    r"|\b(?:has|have)\s+(?:my|our)\b[^?.!]*\b(?:shipped|arrived|been\s+(?:sent|shipped))\b"
+    r"|\btrack\s+(?:my|our)\b"
+    r"|\bwo\s+(?:ist|sind|bleibt|bleiben)\s+(?:mein|meine|unser|unsere)\b"
+    r"|\bwann\s+(?:kommt|kommen)\s+(?:mein|meine|unser|unsere)\b"
+    r"|\bo[uù]\s+(?:est|sont|en\s+est)\s+(?:mon|ma|mes|notre|nos)\b",
+    re.IGNORECASE,
+)
+
+
+def awaits_delivery(text: str) -> bool:
+    """Whether the customer asks where something of theirs is, or when it comes (en, de, fr)."""
+    return bool(_AWAITED.search(text))

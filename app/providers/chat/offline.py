@@ -53,6 +53,7 @@ from app.search.answer_types import (
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
 from app.search.text import content_terms, is_code, term_set
 from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply, phrase
+from app.turn.language import awaits_delivery
 from app.words import STEMMERS, STOPWORDS
 
 # How long an extract runs. Each further sentence must score at least `_SUPPORT_RATIO` of the
@@ -950,6 +951,17 @@ def _names_an_order(message: str, results: Sequence[ToolOutcome]) -> bool:
     return False
 
 
+_PICK_WORDS = frozenset(["one", "ones", "order", "orders", "please", "thanks"])
+
+
+def _only_a_pick(request: GenerationRequest) -> bool:
+    """The message names nothing but products ("the desk tags one"): a choice from the order
+    list, not a question about how a product behaves."""
+    reading = Reading.of(request.locale, request.product_names, request.synonyms)
+    said = terms(request.original or request.question, reading)
+    return bool(said) and said <= product_terms(request.original, reading) | _PICK_WORDS
+
+
 _LIST_START = re.compile(r"(?:[-*•]|\d{1,2}[.)])\s")  # an answer that opens with a list line
 
 
@@ -958,7 +970,17 @@ def offline_answer(request: GenerationRequest) -> str:
     ph = request.phrases
     if request.intent == "acknowledgment":
         return acknowledgment_reply(request.original or request.question, request.customer_name, ph)
-    facts = [s for r in request.tool_results for s in tool_sentences(r, ph)]
+    # an order picked from the list (by the product the customer named, or a "the kiosks one")
+    # speaks for itself: the list it came from is not repeated
+    picked = any(
+        r.tool == "lookupOrder" and r.ok and r.found for r in request.tool_results
+    ) and any(r.tool == "listRecentOrders" for r in request.tool_results)
+    facts = [
+        s
+        for r in request.tool_results
+        if not (picked and r.tool == "listRecentOrders")
+        for s in tool_sentences(r, ph)
+    ]
     found = any(r.ok and r.found for r in request.tool_results)
     question = f"{request.original} {request.question}".strip()
     extract = ""
@@ -976,7 +998,9 @@ def offline_answer(request: GenerationRequest) -> str:
         or (
             request.confidence == "strong"
             and orders_only
+            and not awaits_delivery(request.original)  # "where is my kiosk?": the order is it
             and not _names_an_order(request.original, request.tool_results)
+            and not (picked and _only_a_pick(request))  # "the desk tags one": that order
         )
     ):
         reading = Reading.of(request.locale, request.product_names, request.synonyms)
