@@ -221,3 +221,9 @@ def test_a_how_to_answer_keeps_to_its_task(api: Api) -> None:
     text, meta = ask(api, "cus_brightwater", "How do I cancel a booking?")
     assert "booking-rooms-and-desks" in cited_docs(meta), (text, meta["passages"])
     assert "cancelling-your-subscription" not in cited_docs(meta), text
+
+
+def test_when_cancelling_is_allowed_is_answered_not_handed_off(api: Api) -> None:
+    text, meta = ask(api, "cus_brightwater", "Can I cancel anytime?")
+    assert not meta["escalated"], meta
+    assert "cancelling-your-subscription" in cited_docs(meta), (text, meta["passages"])

@@ -537,6 +537,12 @@ def test_names_a_person(text: str, person: bool) -> None:
         ("Werde ich den vollen Preis bezahlen?", "question_about_billing"),
         ("Vais-je payer le mois entier ?", "question_about_billing"),
         ("why was I charged twice?", None),
+        # when an action is allowed, not the action
+        ("Can I cancel anytime?", "question_about_terms"),
+        ("could we get a refund after 30 days?", "question_about_terms"),
+        ("Kann ich jederzeit kündigen?", "question_about_terms"),
+        ("Puis-je résilier à tout moment ?", "question_about_terms"),
+        ("Can I cancel my subscription?", None),
         ("you charged me twice", None),
         ("how do I get a refund?", None),
         ("cancel the order", None),

@@ -377,3 +377,25 @@ _AWAITED = re.compile(
 def awaits_delivery(text: str) -> bool:
     """Whether the customer asks where something of theirs is, or when it comes (en, de, fr)."""
     return bool(_AWAITED.search(text))
+
+
+# A question about the terms of an action, not the action: "can I cancel anytime?", "could we
+# get a refund after 30 days?", "kann ich jederzeit kündigen?", "puis-je résilier à tout
+# moment ?" (en, de, fr). The action is followed by *when*, so the customer asks whether the
+# terms allow it; "can I cancel my plan?" names what to act on and stays a request.
+_TERMS_OF = re.compile(
+    r"^\W*(?:(?:and|but|so)\s+)?(?:can|could|may)\s+(?:i|we)\s+(?:still\s+)?(?:cancel|"
+    r"stop|quit|downgrade|get\s+(?:a\s+)?refund(?:ed)?|return\s+it)\s+(?:any\s*time|"
+    r"at\s+any\s+(?:time|point)|whenever\b|before\b|during\b|after\b|within\b|mid-?\w+)"
+    r"[^.!]*\?\s*$"
+    r"|^\W*(?:kann|k[öo]nnen)\s+(?:ich|wir)\s+(?:jederzeit|auch\s+vor|vor|nach|w[äa]hrend)\b"
+    r"[^.!]*\?\s*$"
+    r"|^\W*(?:puis-je|pouvons-nous|est-ce\s+que\s+(?:je|nous)\s+(?:peux|pouvons))\s+\w+\s+"
+    r"(?:[àa]\s+tout\s+moment|avant|apr[èe]s|pendant)\b[^.!]*\?\s*$",
+    re.IGNORECASE,
+)
+
+
+def asks_about_the_terms(text: str) -> bool:
+    """Whether the message asks when an action is allowed, not for the action (en, de, fr)."""
+    return bool(_TERMS_OF.search(text.replace("’", "'")))
