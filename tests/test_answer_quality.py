@@ -227,3 +227,11 @@ def test_when_cancelling_is_allowed_is_answered_not_handed_off(api: Api) -> None
     text, meta = ask(api, "cus_brightwater", "Can I cancel anytime?")
     assert not meta["escalated"], meta
     assert "cancelling-your-subscription" in cited_docs(meta), (text, meta["passages"])
+
+
+def test_a_question_about_one_case_is_answered_by_its_section_not_the_general_steps(
+    api: Api,
+) -> None:
+    text, meta = ask(api, "cus_brightwater", "How do I book a recurring desk?")
+    assert "Recurring room bookings" in text, (text, meta["passages"])
+    assert "Open Book → Rooms" not in text, text  # the room booking steps answer another question

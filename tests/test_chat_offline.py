@@ -667,3 +667,28 @@ def test_a_how_to_answer_takes_no_other_pages_sentence_about_another_task() -> N
     )
     text = extract_answer("How do I cancel a booking?", [bookings, plans])
     assert "My bookings" in text and "Cancel plan" not in text, text
+
+
+def test_a_section_on_the_asked_case_answers_over_the_general_steps() -> None:
+    steps = Passage(
+        id="orders#1",
+        doc_id="orders",
+        kind="doc",
+        title="Placing orders",
+        breadcrumb="Placing orders › Placing an order",
+        text="## Placing an order\n\n1. Open Shop.\n2. Pick the items.\n3. Select Place order.\n",
+    )
+    repeat = Passage(
+        id="orders#2",
+        doc_id="orders",
+        kind="doc",
+        title="Placing orders",
+        breadcrumb="Placing orders › Placing an order › Repeating orders",
+        text="### Repeating orders\n\nChoose Repeat when placing an order. Repeating orders "
+        "run for up to 12 months.",
+    )
+    text = extract_answer("How do I place a repeating order?", [steps, repeat])
+    assert "12 months" in text and "Open Shop" not in text, text
+    # the general question still gets the steps
+    text = extract_answer("How do I place an order?", [steps, repeat])
+    assert text.startswith("1. Open Shop."), text

@@ -78,6 +78,10 @@ SECTION_LEADS = True
 # every question it cost 0.026 (0.363: other pages' sentences carry much of the reference
 # answers there), so it is kept to procedures, which are about one task.
 OTHER_PAGES_HOLD_ALL = True
+# How-to questions: a page's section whose headings name more of the question than its
+# procedure's headings do answers instead of the procedure ("How do I book a recurring desk?":
+# "Recurring meetings", not the room booking steps). MT-RAG tune part: no answer changed.
+NARROWER_SECTION_STANDS = True
 MAX_ANSWER_WORDS = 110
 MAX_TABLE_ROWS = 8  # a whole table is quoted only when it is short enough to read in a chat
 _SUPPORT_RATIO = 0.3
@@ -591,6 +595,34 @@ def _first_procedure(
     return best[2] if best else None
 
 
+def _narrower(
+    step: _Sentence,
+    sentences: Sequence[_Sentence],
+    passages: Sequence[PassageLike],
+    headers: Sequence[set[str]],
+    score: Callable[[_Sentence], float],
+    asked: set[str],
+) -> _Sentence:
+    """`step`, or the best sentence of the same page under headings that name more of what is
+    asked than the procedure's do ("How do I book a recurring desk?": "… › Recurring
+    meetings" over the steps under "Booking a meeting room"): the section on the asked case
+    answers, not the general steps."""
+
+    def named(s: _Sentence) -> set[str]:
+        return (headers[s.passage] | s.heading) & asked
+
+    page = passages[step.passage].doc_id
+    theirs = named(step)
+    narrower = [
+        s
+        for s in sentences
+        if score(s) > 0 and passages[s.passage].doc_id == page and theirs < named(s)
+    ]
+    if not narrower:
+        return step
+    return max(narrower, key=lambda s: (len(named(s)), score(s), -s.passage, -s.index))
+
+
 def _render(chosen: Sequence[_Sentence]) -> str:
     """Sentences as prose, list items one per line (numbered when the source was), cited per run."""
     out = ""
@@ -799,6 +831,8 @@ def extract_answer(
         )
         if steps is not None:
             best = steps
+            if NARROWER_SECTION_STANDS:
+                best = _narrower(steps, sentences, passages, headers, score, asked or wanted)
     # A section headed with the question's own frame ("How long it takes" for "how long does
     # the update take?") is where its page answers it: its best sentence showing a duration is
     # the answer, even when other sections repeat more of the question's words (a release
