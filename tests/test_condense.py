@@ -681,3 +681,23 @@ _ORDERS = [
 )
 def test_the_open_order(orders: list[dict[str, str]], question: str, ref: str | None) -> None:
     assert the_open_order(orders, question) == ref
+
+
+@pytest.mark.parametrize(
+    ("message", "earlier", "expected"),
+    [
+        # one of the tenant's products in place of the one the previous question named
+        ("and the desk tag?", ["How much does the room panel cost?"],
+         "How much does the desk tag cost?"),
+        ("what about the kiosks?", ["Can I mount the Room Panel on glass?"],
+         "Can I mount the kiosks on glass?"),
+        # no product to swap, or the same one: not ours to guess
+        ("and the desk tag?", ["How do I book a room?"], "and the desk tag?"),
+        ("and the desk tag?", ["Do desk tags need a hub?"], "and the desk tag?"),
+    ],
+)  # fmt: skip
+def test_a_product_follow_up_swaps_the_product(
+    message: str, earlier: list[str], expected: str
+) -> None:
+    vocab = Router(FakeEmbedder(), tenant=SEED_TENANT).vocabulary
+    assert resolve_followup(message, earlier, vocab).text == expected

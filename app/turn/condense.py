@@ -331,6 +331,9 @@ def _kind(term: str, vocab: Vocabulary) -> str | None:
         return "plan"
     if low in vocab.platforms:
         return "platform"
+    named = vocab.ids.product_spans(low)
+    if len(named) == 1 and named[0][:2] == (0, len(low)):
+        return "product"  # "the desk tag": one of the tenant's products, and nothing else
     return vocab.ids.kind_of(term)
 
 
@@ -341,7 +344,13 @@ def _swap_same_kind(previous: str, x: str, vocab: Vocabulary) -> str | None:
         return None
     core = re.sub(r"^(?:the|a|an|my|our)\s+", "", x.strip(" ?.!"), flags=re.I)
     core = re.sub(r"\s+(?:plan|tier|edition|version)$", "", core, flags=re.I)
-    if kind in {"plan", "platform"}:
+    if kind == "product":
+        ((_, _, name),) = vocab.ids.product_spans(core.lower())
+        spans = [(a, b) for a, b, other in vocab.ids.product_spans(previous) if other != name]
+        if len({previous[a:b].casefold() for a, b in spans}) != 1:
+            return None  # no other product, or several: which one is meant is a guess
+        spans = spans[:1]
+    elif kind in {"plan", "platform"}:
         words = vocab.plans if kind == "plan" else vocab.platforms
         pattern = re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE)
         spans = [m.span() for m in pattern.finditer(previous) if m.group(0).lower() != core.lower()]

@@ -53,6 +53,15 @@ class Identifiers:
             for m in self._products.finditer(text)
         ]
 
+    def product_spans(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, canonical product name) for each product the text names."""
+        if self._products is None:
+            return []
+        return [
+            (m.start(1), m.end(), self._product_names[m.group(1).casefold()])
+            for m in self._products.finditer(text)
+        ]
+
     @property
     def product_names(self) -> Mapping[str, str]:
         """Each product alias and name, case-folded, with the product's own name."""
