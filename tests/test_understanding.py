@@ -485,3 +485,12 @@ def test_an_order_picked_from_the_list_is_reported_alone(api: Api) -> None:
     assert reply["content"].startswith("Order ORD-1014 is delivered"), reply["content"]
     assert "ORD-1015" not in reply["content"], reply["content"]  # the list is not repeated
     assert not reply["meta"]["citations"], reply["meta"]["citations"]  # nor a ticket's note
+
+
+def test_how_long_something_takes_is_no_order_question_without_an_order(api: Api) -> None:
+    headers = api.session("cus_brightwater")
+    conv = api.conversation(headers)
+    api.send(headers, conv, "how long does it take to export my data?")
+    meta = api.messages(conv)[-1]["meta"]
+    assert meta["intent"] != "order_status" and not meta["tools"], meta  # no order listing
+    assert "data-export" in [c["docId"] for c in meta["citations"]], meta["passages"]

@@ -1175,6 +1175,16 @@ async def condense_offline(
     identifiers = list(dict.fromkeys(ids.values(text) + ids.values(standalone)))
     order_id = next((i for i in identifiers if ids.kind_of(i) == "order"), None)
     case_ref = next((i for i in identifiers if ids.kind_of(i) == "case"), None)
+    if (
+        intent == "order_status"
+        and not identifiers
+        and not ids.products(resolved)
+        and not _ORDERISH.search(resolved)
+        and _pronoun_at(resolved) is None  # "when will it arrive?": about the last order
+    ):
+        # "how long does it take to export my data?" sits near "how long will my order take?"
+        # but names no order, parcel, delivery or product: it asks how something works
+        intent = "how_to"
     needs_retrieval = not social and intent != "acknowledgment"
     tools = tools_for(
         standalone,
@@ -1200,6 +1210,16 @@ async def condense_offline(
 
 
 _INFORMATIONAL: Final = frozenset({"feature_question", "account", "other", "how_to"})
+# what an order question names: the order, what was bought, its parcel, its delivery (en, de, fr
+# language data); a product name or an order reference counts as well
+_ORDERISH: Final = re.compile(
+    r"\b(?:orders?|ordered|purchas\w*|bought|buy|package\w*|parcels?|deliver\w*|ship\w*|"
+    r"track\w*|arriv\w*|couriers?|carriers?|dispatch\w*|postage|items?|goods|returns?|"
+    r"bestell\w*|liefer\w*|paket\w*|sendung\w*|versand\w*|versendet|geliefert|gekauft|"
+    r"ankomm\w*|angekommen|(?:kommt|kommen)\s+(?:\w+\s+){1,3}?an|"
+    r"commande\w*|command[ée]\w*|livr\w*|colis|exp[ée]di\w*|achet\w*|achat\w*|suivi)\b",
+    re.IGNORECASE,
+)
 # intents that ask to know something, not for an action or the customer's own data
 _ASKS_TO_KNOW: Final = _INFORMATIONAL | {"troubleshooting", "billing_question"}
 
