@@ -318,6 +318,11 @@ class Tuning:
     # this probability or above; below it the best non-escalating intent wins. Fitted on the
     # Bitext train split by `python -m scripts.fit_router` (reported on the dev split).
     escalation_min_probability: float = 0.55
+    # "Not something I can answer" (off-topic) needs the router to hold `other` more likely than
+    # every support intent together; a message that reached `other` only because the intents
+    # above it were passed over ("how fast do you respond to a P1?") gets the honest "not enough
+    # information" reply with the offer of a person instead. Set by that argument, not fitted.
+    off_topic_min_probability: float = 0.5
     sla_hours: Mapping[str, int] = field(
         default_factory=lambda: MappingProxyType({"enterprise": 4, "pro": 24, "free": 72})
     )  # contractual first-response times per plan

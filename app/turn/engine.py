@@ -289,7 +289,16 @@ async def _answer(
         )
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, case_ref))
         await sink.delta(text)
-    elif _off_topic(cond.intent, confidence, tool_results) and not (retrieval and retrieval.errors):
+    elif (
+        _off_topic(cond.intent, confidence, tool_results)
+        and not (retrieval and retrieval.errors)
+        and (
+            cond.intent_score is None
+            or cond.intent_score >= tuning.off_topic_min_probability
+            or is_greeting(user_msg.content)
+            or asks_about_the_assistant(user_msg.content)
+        )
+    ):
         # Not a free general-purpose assistant: no passage, no tool, no support intent. (A
         # provider failure is not evidence of that: such a turn gets the "not enough
         # information" reply with the offer of a person instead.)
