@@ -58,6 +58,11 @@ def test_streams_an_answer_with_a_working_citation_link(live: bh.LiveApp, page: 
     assert posts, "no message POST seen"
     assert posts[-1].request.headers.get("accept") == "text/event-stream"
     assert posts[-1].headers["content-type"].startswith("text/event-stream")
+    # the turn event follows the stream's end (the widget reads the stored message first): on a
+    # busy machine it can land just after the answer is shown, so wait for it (bounded)
+    page.wait_for_function(
+        "() => window.__events.some(e => e.name === 'concierge:inspect:turn')", timeout=15000
+    )
     names = [e["name"] for e in page.evaluate("() => window.__events")]
     assert names.index("concierge:inspect:meta") < names.index("concierge:inspect:turn")
     events = page.evaluate("() => window.__events")
