@@ -270,6 +270,8 @@ async def _answer(
 
     case_ref: str | None = None
     answer: Answer | None = None
+    # a bare "hello", or "who are you?", is answered in kind, with what the assistant can do
+    social = is_greeting(user_msg.content) or asks_about_the_assistant(user_msg.content)
     if decision.escalate and decision.reason is not None:
         case_ref, text = await escalate(
             services,
@@ -289,22 +291,13 @@ async def _answer(
         )
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, case_ref))
         await sink.delta(text)
-    elif (
-        _off_topic(cond.intent, confidence, tool_results)
-        and not (retrieval and retrieval.errors)
-        and (
-            cond.intent_score is None
-            or cond.intent_score >= tuning.off_topic_min_probability
-            or is_greeting(user_msg.content)
-            or asks_about_the_assistant(user_msg.content)
-        )
+    elif _off_topic(cond, confidence, tool_results, social, tuning) and not (
+        retrieval and retrieval.errors
     ):
         # Not a free general-purpose assistant: no passage, no tool, no support intent. (A
         # provider failure is not evidence of that: such a turn gets the "not enough
         # information" reply with the offer of a person instead.)
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
-        # a bare "hello", or "who are you?", is answered in kind, with what the assistant can do
-        social = is_greeting(user_msg.content) or asks_about_the_assistant(user_msg.content)
         text = tenant.text("greeting" if social else "off_topic", locale)
         await sink.delta(text)
     else:
@@ -602,8 +595,20 @@ def _attempted(
     }
 
 
-def _off_topic(intent: str, confidence: str, tool_results: Sequence[ToolResult]) -> bool:
-    return intent == "other" and confidence == "none" and not any(r.found for r in tool_results)
+def _off_topic(
+    cond: Condensation,
+    confidence: str,
+    tool_results: Sequence[ToolResult],
+    social: bool,
+    tuning: Tuning,
+) -> bool:
+    """No passage, no tool, no support intent; and `other` is the router's own reading (at
+    `off_topic_min_probability`), not what was left after the intents above it were passed
+    over. Greetings and questions about the assistant are answered in kind whatever the score."""
+    if cond.intent != "other" or confidence != "none" or any(r.found for r in tool_results):
+        return False
+    score = cond.intent_score
+    return social or score is None or score >= tuning.off_topic_min_probability
 
 
 def _ms(since: float) -> float:

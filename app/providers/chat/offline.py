@@ -988,10 +988,9 @@ def _names_an_order(message: str, results: Sequence[ToolOutcome]) -> bool:
 _PICK_WORDS = frozenset(["one", "ones", "order", "orders", "please", "thanks"])
 
 
-def _only_a_pick(request: GenerationRequest) -> bool:
+def _only_a_pick(request: GenerationRequest, reading: Reading) -> bool:
     """The message names nothing but products ("the desk tags one"): a choice from the order
     list, not a question about how a product behaves."""
-    reading = Reading.of(request.locale, request.product_names, request.synonyms)
     said = terms(request.original or request.question, reading)
     return bool(said) and said <= product_terms(request.original, reading) | _PICK_WORDS
 
@@ -1017,6 +1016,7 @@ def offline_answer(request: GenerationRequest) -> str:
     ]
     found = any(r.ok and r.found for r in request.tool_results)
     question = f"{request.original} {request.question}".strip()
+    reading = Reading.of(request.locale, request.product_names, request.synonyms)
     extract = ""
     # A lookup that found something is the answer. After an order's facts (status, carrier,
     # items) a strong passage is added too, unless the customer named the order: the facts never
@@ -1034,10 +1034,9 @@ def offline_answer(request: GenerationRequest) -> str:
             and orders_only
             and not awaits_delivery(request.original)  # "where is my kiosk?": the order is it
             and not _names_an_order(request.original, request.tool_results)
-            and not (picked and _only_a_pick(request))  # "the desk tags one": that order
+            and not (picked and _only_a_pick(request, reading))  # "the desk tags one"
         )
     ):
-        reading = Reading.of(request.locale, request.product_names, request.synonyms)
         extract = outline_answer(request.passages, ph, request.confidence) if not found else ""
         extract = extract or extract_answer(question, request.passages, reading)
     if not found and not extract:
