@@ -142,6 +142,10 @@ class Tuning:
     # identical MT-RAG figures, see the issue-9 record above).
     bm25_tags_boost: float = 2.0
 
+    # A misspelt word of the query is searched as the corpus word it most likely meant
+    # (app/turn/retrieve.py `repair_spelling`); off only to measure what the repair is worth.
+    repair_query_spelling: bool = True
+
     # --- rerank (DESIGN 5.5) ---
     rerank_shortlist: int = 20  # cross-attention is costly: rerank only the fused head
     top_passages: int = 5  # what the prompt can hold without diluting the answer

@@ -251,3 +251,15 @@ def test_a_support_question_the_router_reads_as_other_only_by_elimination_is_not
     # a clearly unrelated question still gets the short refusal
     _, meta = ask(api, "cus_brightwater", "who won the game last night?")
     assert meta["offTopic"], meta
+
+
+def test_misspelt_words_are_searched_as_the_words_the_docs_use(api: Api) -> None:
+    text, meta = ask(api, "cus_brightwater", "how do I reset my pasword")
+    assert meta["spellingRepairs"] == {"pasword": "password"}
+    assert meta["condensedQuestion"] == "how do I reset my password"  # what the answer read
+    assert meta["confidence"] == "strong" and cited_docs(meta)[:1] == ["reset-password"], text
+    text, meta = ask(api, "cus_brightwater", "my room panle keeps blinkng yellow")
+    assert meta["spellingRepairs"] == {"panle": "panel", "blinkng": "blinking"}
+    assert cited_docs(meta)[:1] == ["room-panel-led-status-codes"], text
+    _, meta = ask(api, "cus_brightwater", "how do I reset my password")
+    assert meta["spellingRepairs"] == {}  # words the docs use are never touched

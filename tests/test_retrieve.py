@@ -16,8 +16,17 @@ from app.search.base import Hit, SearchError
 from app.search.filters import SearchFilter
 from app.search.local import LocalSearch
 from app.search.synonyms import EMPTY, SynonymTable
+from app.search.vocabulary import CorpusVocabulary
 from app.store import Store
-from app.turn.retrieve import LATENCY_STAGES, RANKED_STAGES, clean_query, retrieve
+from app.turn.retrieve import (
+    LATENCY_STAGES,
+    RANKED_STAGES,
+    clean_query,
+    repair_spelling,
+    retrieve,
+    with_repairs,
+)
+from app.turn.spelling import Speller
 from tuning import TUNING, ConfidenceBands
 
 TUNED = dataclasses.replace(
@@ -61,6 +70,11 @@ class RecordingBackend:
         if "dense_tickets" in self.fail:
             raise SearchError("tickets index offline")
         return await self.inner.dense_tickets(vector, filt, limit, min_quality, num_candidates)
+
+    async def vocabulary(self) -> CorpusVocabulary:
+        if "vocabulary" in self.fail:
+            raise SearchError("cannot read the corpus")
+        return await self.inner.vocabulary()
 
 
 @pytest.fixture
@@ -406,3 +420,54 @@ async def test_synonyms_expand_the_lexical_query_only(local: LocalSearch) -> Non
             assert r.bm25_articles[0].doc_id == expect_top
         else:
             assert r.lexical_query == "QKP" and r.bm25_articles == ()
+
+
+async def test_a_misspelt_word_is_searched_as_the_corpus_word(local: LocalSearch) -> None:
+    backend = RecordingBackend(local)
+    r = await run(backend, "how do I reset my pasword", "how do I reset my pasword?")
+    assert r.repairs == {"pasword": "password"}  # type: ignore[attr-defined]
+    assert r.query == "how do I reset my password?"  # type: ignore[attr-defined]
+    assert "password" in backend.texts[0] and "pasword" not in backend.texts[0]
+    assert "pasword" not in r.rerank_query  # type: ignore[attr-defined]
+    assert r.passages[0].hit.doc_id == "reset-password"  # type: ignore[attr-defined]
+
+
+async def test_repair_never_lands_on_a_word_above_the_customers_rung(local: LocalSearch) -> None:
+    # "quokkaplan" is written only in an Enterprise article
+    pro = await run(local, "what is the quokkaplen tier", plan="pro")
+    enterprise = await run(local, "what is the quokkaplen tier", plan="enterprise")
+    assert pro.repairs == {}  # type: ignore[attr-defined]
+    assert "quokkaplen" in pro.query  # type: ignore[attr-defined]
+    assert enterprise.repairs == {"quokkaplen": "quokkaplan"}  # type: ignore[attr-defined]
+
+
+async def test_no_repair_when_switched_off_or_the_corpus_words_cannot_be_read(
+    local: LocalSearch,
+) -> None:
+    off = await run(
+        local, "reset my pasword", tuning=dataclasses.replace(TUNED, repair_query_spelling=False)
+    )
+    assert off.repairs == {} and off.query == "reset my pasword"  # type: ignore[attr-defined]
+    failing = await run(RecordingBackend(local, fail=["vocabulary"]), "reset my pasword")
+    assert failing.repairs == {} and failing.reason is None  # type: ignore[attr-defined]
+    assert failing.passages  # type: ignore[attr-defined]
+
+
+async def test_a_message_in_another_language_than_the_corpus_is_not_repaired(
+    local: LocalSearch,
+) -> None:
+    german = await run(local, "Wie setze ich mein pasword zurück, wenn ich es vergessen habe?")
+    english = await run(local, "How do I reset my pasword if I have forgotten it?")
+    assert german.repairs == {} and english.repairs == {"pasword": "password"}  # type: ignore[attr-defined]
+
+
+def test_repair_spelling_and_with_repairs() -> None:
+    speller = Speller.from_counts({"password": 3, "okta": 1}, {"the", "my", "in"})
+    original, condensed, repairs = repair_spelling("my pasword", "my pasword in Okat", speller)
+    assert (original, condensed, repairs) == (
+        "my password",
+        "my password in Okat",
+        {"pasword": "password"},
+    )
+    assert with_repairs("Is my pasword (pasword) ok?", repairs) == "Is my password (password) ok?"
+    assert with_repairs("paswords stay", repairs) == "paswords stay"  # whole words only

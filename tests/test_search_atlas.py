@@ -270,12 +270,35 @@ class _Collection:
             raise RuntimeError("PlanExecutor error: index not found")
         return _Cursor(self._db.docs.get(self._name, []))
 
+    def find(self, query: dict[str, Any], projection: dict[str, Any]) -> _Found:
+        self._db.finds.append((self._name, query))
+        if self._db.fail:
+            raise RuntimeError("connection refused")
+        return _Found(self._db.docs.get(self._name, []))
+
+
+class _Found:
+    """An async cursor over documents (the shape `find` returns)."""
+
+    def __init__(self, docs: list[dict[str, Any]]) -> None:
+        self._docs = iter(docs)
+
+    def __aiter__(self) -> _Found:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        try:
+            return next(self._docs)
+        except StopIteration:
+            raise StopAsyncIteration from None
+
 
 class _RecordingDb:
     def __init__(self, docs: dict[str, list[dict[str, Any]]], fail: bool = False) -> None:
         self.docs = docs
         self.fail = fail
         self.calls: list[tuple[str, list[dict[str, Any]]]] = []
+        self.finds: list[tuple[str, dict[str, Any]]] = []
 
     def __getitem__(self, name: str) -> _Collection:
         return _Collection(self, name)
@@ -349,3 +372,28 @@ async def test_exact_below_the_configured_size_ann_above_and_recount_on_refresh(
     await search.refresh()
     await search.dense_chunks([1.0], PRO, 40, 200)
     assert db.calls[-1][1][0]["$vectorSearch"]["numCandidates"] == 800
+
+
+async def test_vocabulary_reads_searchable_records_once_until_refresh() -> None:
+    db = _RecordingDb(
+        {
+            "kb_articles": [
+                {"title": "SSO", "tags": ["okta"], "body": "Set up SAML", "audience": "all"},
+                {"title": "SCIM", "body": "Provisioning", "audience": "enterprise", "locale": "en"},
+            ],
+            "tickets": [{"subject": "Badge", "symptom": "fails", "resolution": "Rebooted"}],
+        }
+    )
+    search = AtlasSearch(db, TUNING)
+    vocab = await search.vocabulary()
+    assert await search.vocabulary() is vocab  # cached: one scan of each collection
+    assert db.finds == [
+        ("kb_articles", {"status": "published"}),
+        ("tickets", {"status": "resolved", "quality": {"$gte": TUNING.ticket_min_quality}}),
+    ]
+    words = vocab.words(PRO)
+    assert {"okta", "saml", "rebooted"} <= set(words) and "provisioning" not in words
+    await search.refresh()
+    assert await search.vocabulary() is not vocab and len(db.finds) == 4
+    failing = AtlasSearch(_RecordingDb({}, fail=True), TUNING)
+    assert len(await failing.vocabulary()) == 0  # no words, no repair: never an error

@@ -73,3 +73,32 @@ def test_edits1_covers_the_four_kinds_of_typo() -> None:
     near = edits1("acount")
     assert {"account", "acunt", "caount", "amount"} <= near
     assert "acount" in near  # substituting a letter by itself
+
+
+@pytest.mark.parametrize(
+    ("text", "repaired"),
+    [
+        ("reset my pasword", "reset my password"),  # an insertion, onto a corpus word
+        ("sso with okat", "sso with okta"),  # a corpus word the dictionary lacks
+        ("Pasword reset", "Password reset"),  # the first letter's case is kept
+        ("the wief", "the wief"),  # only the dictionary knows "wife": no passage would match it
+        ("enable authentcaton", "enable authentication"),  # two edits, first letter kept
+        ("enable euthentcation", "enable euthentcation"),  # two edits and another first letter
+        ("the panels", "the panels"),  # a dictionary word is never touched
+        ("aokta", "aokta"),  # a repair changing the first letter is too loose for a corpus
+        ("potka", "potka"),
+        ("apnel", "panel"),  # ... but a swap of the first two letters is a common slip
+    ],
+)
+def test_repair_onto_corpus_words_only(text: str, repaired: str) -> None:
+    corpus = {"password": 4, "okta": 1, "authentication": 2, "panel": 3}
+    speller = Speller.from_counts(corpus, {"wife", "the", "reset", "with", "enable", "panels"})
+    assert speller.repair(text) == repaired
+
+
+def test_repairs_lists_each_changed_word() -> None:
+    speller = Speller.from_counts({"password": 1, "okta": 1}, {"my"})
+    assert speller.repairs("my pasword for okat") == {"pasword": "password", "okat": "okta"}
+    assert speller.repairs("my password") == {}
+    # the router's mode still falls back to a unique dictionary word
+    assert Speller([], {"wife"}).repair("the wief") == "the wife"

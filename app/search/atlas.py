@@ -28,7 +28,8 @@ from typing import Any
 
 from app.search.analyzer import analyze, field_tokens, query_terms
 from app.search.base import Hit, SearchError, ticket_breadcrumb, ticket_text
-from app.search.filters import SearchFilter
+from app.search.filters import PUBLISHED, RESOLVED, SearchFilter
+from app.search.vocabulary import CorpusVocabulary
 from tuning import TUNING, Tuning
 
 log = logging.getLogger(__name__)
@@ -39,6 +40,7 @@ TICKETS_VECTOR_INDEX = "tickets_vector"
 MAX_NUM_CANDIDATES = 10_000  # Atlas's ceiling for numCandidates
 HIGHLIGHT_PASSAGES = 5
 SIZE_TTL_S = 300.0  # how long a collection's document count decides exact vs ANN
+VOCABULARY_TTL_S = 600.0  # how long the corpus words are reused before they are read again
 
 Doc = dict[str, Any]
 Pipeline = list[Doc]
@@ -387,10 +389,46 @@ class AtlasSearch:
         self._db = db
         self._tuning = tuning
         self._sizes: dict[str, tuple[float, int | None]] = {}  # collection -> (when, count)
+        self._vocabulary: tuple[float, CorpusVocabulary] | None = None
 
     async def refresh(self) -> None:
-        """After (re-)ingesting: recount, so exact vs ANN follows the corpus size."""
+        """After (re-)ingesting: recount, so exact vs ANN follows the corpus size, and re-read
+        the corpus words."""
         self._sizes.clear()
+        self._vocabulary = None
+
+    async def vocabulary(self) -> CorpusVocabulary:
+        """The words of the searchable corpus, read from the collections (one projected scan of
+        each, reused for `VOCABULARY_TTL_S`). Atlas Search's `fuzzy` option would repair a typo
+        for the lexical ranker alone; repairing the query before it is searched serves the dense
+        rankers too, and the same way on both backends."""
+        now = time.monotonic()
+        if self._vocabulary is not None and now - self._vocabulary[0] < VOCABULARY_TTL_S:
+            return self._vocabulary[1]
+        rows: list[tuple[str, str, str]] = []
+        try:
+            articles = self._db["kb_articles"].find(
+                {"status": PUBLISHED},
+                {"title": 1, "tags": 1, "body": 1, "audience": 1, "locale": 1},
+            )
+            async for a in articles:
+                text = "\n".join(
+                    [a.get("title", ""), " ".join(a.get("tags", [])), a.get("body", "")]
+                )
+                rows.append((a.get("audience", "all"), a.get("locale", "en"), text))
+            tickets = self._db["tickets"].find(
+                {"status": RESOLVED, "quality": {"$gte": self._tuning.ticket_min_quality}},
+                {"subject": 1, "symptom": 1, "resolution": 1, "audience": 1, "locale": 1},
+            )
+            async for t in tickets:
+                text = "\n".join(t.get(k, "") for k in ("subject", "symptom", "resolution"))
+                rows.append((t.get("audience", "all"), t.get("locale", "en"), text))
+        except Exception as exc:  # no repair is better than no answer
+            log.warning("cannot read the corpus words: %s", exc)
+            return self._vocabulary[1] if self._vocabulary else CorpusVocabulary({})
+        vocab = CorpusVocabulary.from_texts(rows)
+        self._vocabulary = (now, vocab)
+        return vocab
 
     async def _exact(self, collection: str) -> bool:
         """ENN while the collection is under `atlas_exact_below_docs` (count cached a while);

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Literal, Protocol, runtime_checkable
 
 from app.search.filters import SearchFilter
+from app.search.vocabulary import CorpusVocabulary
 
 Kind = Literal["doc", "ticket"]
 
@@ -71,6 +72,10 @@ class SearchBackend(Protocol):
         num_candidates: int | None = None,
     ) -> list[Hit]:
         """Resolved tickets of quality ≥ `min_quality` nearest to `vector`, best first."""
+        ...
+
+    async def vocabulary(self) -> CorpusVocabulary:
+        """The words of the searchable corpus, per audience and locale (for typo repair)."""
         ...
 
 

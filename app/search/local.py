@@ -45,6 +45,7 @@ from app.search.analyzer import (
 )
 from app.search.base import Hit, SearchError, cosine_to_score, ticket_breadcrumb, ticket_text
 from app.search.filters import SearchFilter
+from app.search.vocabulary import CorpusVocabulary, vocabulary_of
 from app.store.models import Article, Chunk, Ticket
 from tuning import TUNING, Tuning
 
@@ -309,6 +310,7 @@ class LocalSearch:
         self._tuning = tuning
         self._store = store
         self._snap = _snapshot(articles, chunks, tickets)
+        self._vocabulary: CorpusVocabulary | None = None
 
     @classmethod
     async def build(cls, store: Store, tuning: Tuning = TUNING) -> LocalSearch:
@@ -337,6 +339,7 @@ class LocalSearch:
         chunks = await self._store.chunks.all()
         tickets = await self._store.tickets.all()
         self._snap = _snapshot(articles, chunks, tickets)
+        self._vocabulary = None
         log.info(
             "LocalSearch indexed %d articles, %d chunks, %d tickets",
             len(articles),
@@ -366,7 +369,17 @@ class LocalSearch:
             plans=dict(old.plans),
             vectors={k: v for k, v in old.vectors.items() if k[0] == "doc"},  # rows moved
         )
+        self._vocabulary = None
         log.info("LocalSearch re-indexed %d tickets", len(tickets))
+
+    async def vocabulary(self) -> CorpusVocabulary:
+        """The words of the indexed corpus (built on first use after each refresh)."""
+        if self._vocabulary is None:
+            snap = self._snap
+            self._vocabulary = vocabulary_of(
+                snap.articles, snap.tickets, self._tuning.ticket_min_quality
+            )
+        return self._vocabulary
 
     @property
     def counts(self) -> dict[str, int]:

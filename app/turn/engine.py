@@ -44,7 +44,7 @@ from app.turn.generate import Answer, stream_answer
 from app.turn.identifiers import Identifiers
 from app.turn.language import detect_language
 from app.turn.outline import procedure_outline
-from app.turn.retrieve import RetrievalResult, retrieve
+from app.turn.retrieve import RetrievalResult, retrieve, with_repairs
 from app.turn.router import asks_about_the_assistant, is_greeting
 from app.turn.tools import SessionTools, ToolResult
 from app.turn.trace import CitationTrace, PassageTrace, ToolTrace, TurnTrace
@@ -242,6 +242,11 @@ async def _answer(
                     ),
                 )
             locale = retrieval_locale  # the answer's language is its passages' language
+            if retrieval.repairs:  # the question as searched: the answer reads the same words
+                cond = replace(
+                    cond,
+                    standalone_question=with_repairs(cond.standalone_question, retrieval.repairs),
+                )
             latency["retrieve"] = _ms(t)
             latency["rerank"] = round(float(retrieval.latency_ms.get("rerank", 0.0)), 1)
         tool_results = await _run_tools(tools, cond, services.router.vocabulary.ids)
@@ -353,6 +358,7 @@ async def _answer(
         retrieval_reason=retrieval.reason if retrieval else None,
         retrieval_errors=list(retrieval.errors) if retrieval else [],
         synonyms_added=list(retrieval.synonyms_added) if retrieval else [],
+        spelling_repairs=dict(retrieval.repairs) if retrieval else {},
         escalated=decision.escalate,
         escalation_reason=decision.reason,
         escalation_explanation=decision.explain(),

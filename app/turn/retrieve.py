@@ -19,20 +19,24 @@ import math
 import re
 import time
 import unicodedata
+import weakref
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TypeVar
 
 from app.providers import budget
+from app.providers.dictionary import LANGUAGES as DICTIONARY_LANGUAGES
+from app.providers.dictionary import known_words
 from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
 from app.providers.rerank.base import Reranker
 from app.providers.rerank.offline import OfflineReranker
 from app.search.base import Hit, SearchBackend
-from app.search.filters import SearchFilter
+from app.search.filters import DEFAULT_LOCALE, SearchFilter
 from app.search.synonyms import EMPTY, SynonymTable, expand_query
 from app.search.text import sentences
+from app.search.vocabulary import CorpusVocabulary
 from app.turn.confidence import (
     Band,
     Confidence,
@@ -45,6 +49,7 @@ from app.turn.confidence import (
 )
 from app.turn.entitlement import filter_for_customer
 from app.turn.fuse import RANKERS, FusedCandidate, fuse
+from app.turn.language import detect_language
 from app.turn.rerank import (
     RankedPassage,
     passage_text,
@@ -52,6 +57,7 @@ from app.turn.rerank import (
     rerank_query,
     unranked,
 )
+from app.turn.spelling import Speller
 from tuning import Tuning
 
 log = logging.getLogger(__name__)
@@ -110,6 +116,9 @@ class RetrievalResult:
     synonyms_added: tuple[str, ...] = ()  # the group members `lexical_query` added
     # the tenant's synonym groups, for the lexical parts of the answerability check
     synonyms: SynonymTable = field(default=EMPTY, repr=False, compare=False)
+    # misspelt words of the customer's message or question and the corpus words they were
+    # searched as (`repair_spelling`); empty when nothing was repaired
+    repairs: Mapping[str, str] = field(default_factory=dict)
     # the embedded `query` (None when embedding failed): the answerability check reuses it
     query_vector: tuple[float, ...] | None = field(default=None, repr=False, compare=False)
 
@@ -223,6 +232,14 @@ async def retrieve(
     filt = filter_for_customer(customer_plan, customer_locale, tuning)
     original, cut_o = clean_query(query_original, tuning.max_message_chars)
     condensed, cut_c = clean_query(query_condensed, tuning.max_message_chars)
+    repairs: dict[str, str] = {}
+    if tuning.repair_query_spelling:
+        corpus_language = filt.locale or DEFAULT_LOCALE
+        # the dictionary must be the language the customer wrote in, and the corpus's
+        language = detect_language(condensed or original) or corpus_language
+        speller = await _speller(backend, filt, language) if language == corpus_language else None
+        if speller is not None:
+            original, condensed, repairs = repair_spelling(original, condensed, speller)
     search_text = condensed or original
     base = RetrievalResult(
         query=search_text,
@@ -235,6 +252,7 @@ async def retrieve(
         truncated=cut_o or cut_c,
         original=original,
         previous_message=previous_message,
+        repairs=repairs,
     )
     try:
         result = await _retrieve(base, backend, embedder, reranker, tuning, now)
@@ -244,6 +262,64 @@ async def retrieve(
     latency = dict(result.latency_ms)
     latency["total"] = (time.perf_counter() - started) * 1000.0
     return replace(result, latency_ms={k: round(latency.get(k, 0.0), 3) for k in LATENCY_STAGES})
+
+
+_spellers: weakref.WeakKeyDictionary[CorpusVocabulary, dict[tuple[SearchFilter, str], Speller]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def _speller(backend: SearchBackend, filt: SearchFilter, language: str) -> Speller | None:
+    """The speller onto the words `filt` may retrieve, knowing `language`'s general words; built
+    once per corpus, filter and language. None when the corpus words cannot be read or the
+    language has no word list (no repair is better than a wrong one, or than no answer)."""
+    if language not in DICTIONARY_LANGUAGES:
+        return None
+    try:
+        vocabulary = await backend.vocabulary()
+    except Exception as exc:
+        log.warning("no corpus words for typo repair: %s", exc)
+        return None
+    per_filter = _spellers.setdefault(vocabulary, {})
+    speller = per_filter.get((filt, language))
+    if speller is None:
+        words = vocabulary.words(filt)
+        known = await asyncio.to_thread(known_words, language)
+        speller = per_filter[(filt, language)] = await asyncio.to_thread(
+            Speller.from_counts, words, known
+        )
+    return speller
+
+
+def repair_spelling(
+    original: str, condensed: str, speller: Speller
+) -> tuple[str, str, dict[str, str]]:
+    """The message and the standalone question with each misspelt word replaced by the corpus
+    word it most likely meant ("pasword" → "password"), and the repairs made. Pure.
+
+    A word is repaired only when neither the corpus nor the language's dictionary knows it, and
+    only onto a corpus word one edit away (two for words of seven letters or more) with the same
+    first letter, the unique best match (`app.turn.spelling.Speller`, targets-only mode).
+    Capitalised words inside a sentence and words in capitals are names, never repaired.
+    """
+    repairs: dict[str, str] = {}
+    out = []
+    for text in (original, condensed):
+        found = speller.repairs(text) if text else {}
+        if found:
+            repairs.update(found)
+            text = speller.repair(text)
+        out.append(text)
+    return out[0], out[1], repairs
+
+
+def with_repairs(text: str, repairs: Mapping[str, str]) -> str:
+    """`text` with each whole word that `repairs` names replaced (a retrieval's repairs applied
+    to the standalone question the answer and the trace read)."""
+    if not repairs:
+        return text
+    pattern = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, repairs)) + r")(?!\w)")
+    return pattern.sub(lambda m: repairs[m.group(1)], text)
 
 
 def _empty(base: RetrievalResult, latency: Mapping[str, float], reason: str) -> RetrievalResult:

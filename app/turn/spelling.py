@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -97,13 +97,42 @@ def edits1(word: str) -> set[str]:
     }
 
 
-class Speller:
-    """Repairs unknown words, towards the exemplar words first; leaves known words be."""
+def _same_start(word: str, repair: str) -> bool:
+    """The repair keeps the word's first letter, or swaps its first two ("ehlp" → "help")."""
+    return word[:1] == repair[:1] or (word[:2] == repair[:2][::-1] and word[2:] == repair[2:])
 
-    def __init__(self, targets: Iterable[str], known: Collection[str] = ()) -> None:
+
+class Speller:
+    """Repairs unknown words, towards the exemplar words first; leaves known words be.
+
+    With `targets_only`, a word is repaired only onto a target word (never onto a word that only
+    the dictionary knows), and the repair keeps the word's first letter (or swaps its first two
+    letters; most typos are not made at the start of a word): the mode
+    for repairing a search query onto the corpus's words (`from_counts`), where a dictionary word
+    no passage holds could not help and a large target list makes loose matches likelier.
+    """
+
+    def __init__(
+        self, targets: Iterable[str], known: Collection[str] = (), *, targets_only: bool = False
+    ) -> None:
         counts = Counter(w.casefold() for t in targets for w in _WORD.findall(t))
+        self._setup(counts, known, targets_only)
+
+    @classmethod
+    def from_counts(
+        cls, counts: Mapping[str, int], known: Collection[str] = (), *, targets_only: bool = True
+    ) -> Speller:
+        """A speller whose targets are already counted words (a corpus vocabulary)."""
+        speller = cls.__new__(cls)
+        speller._setup(Counter(counts), known, targets_only)
+        return speller
+
+    def _setup(self, counts: Counter[str], known: Collection[str], targets_only: bool) -> None:
         self._counts = counts
-        self._targets = sorted(w for w in counts if len(w) >= MIN_LENGTH)
+        self._targets_only = targets_only
+        self._by_length: dict[int, list[str]] = {}
+        for w in sorted(w for w in counts if len(w) >= MIN_LENGTH):
+            self._by_length.setdefault(len(w), []).append(w)
         self._known = frozenset(w.casefold() for w in known) | frozenset(counts) | CONTRACTIONS
         self._cache: dict[str, str | None] = {}
 
@@ -130,23 +159,35 @@ class Speller:
 
     def repair(self, text: str) -> str:
         """`text` with each unknown word replaced by its repair (unchanged when none is sure)."""
+        return _WORD.sub(lambda m: self._fix(m.group(0), m.start() == 0), text)
 
-        def fix(match: re.Match[str]) -> str:
-            word = match.group(0)
-            if len(word) < MIN_LENGTH or word.isupper() or self.known(word):
-                return word
-            if word[0].isupper() and match.start() > 0:
-                return word  # a capitalised word inside a sentence is most likely a name
-            low = word.casefold()
-            if low not in self._cache:
-                self._cache[low] = self._repair(low)
-            return self._cache[low] or word
+    def repairs(self, text: str) -> dict[str, str]:
+        """Each word of `text` that `repair` changes, with what it becomes."""
+        out: dict[str, str] = {}
+        for m in _WORD.finditer(text):
+            fixed = self._fix(m.group(0), m.start() == 0)
+            if fixed != m.group(0):
+                out[m.group(0)] = fixed
+        return out
 
-        return _WORD.sub(fix, text)
+    def _fix(self, word: str, at_start: bool) -> str:
+        if len(word) < MIN_LENGTH or word.isupper() or self.known(word):
+            return word
+        if word[0].isupper() and not at_start:
+            return word  # a capitalised word inside a sentence is most likely a name
+        low = word.casefold()
+        if low not in self._cache:
+            self._cache[low] = self._repair(low)
+        fixed = self._cache[low]
+        if fixed is None:
+            return word
+        return fixed[:1].upper() + fixed[1:] if word[0].isupper() else fixed
 
     def _repair(self, word: str) -> str | None:
         """One edit away (a missing space is one edit too), else two from an exemplar word."""
         near = [w for w in edits1(word) if w in self._known and len(w) >= MIN_LENGTH - 1]
+        if self._targets_only:
+            near = [w for w in near if _same_start(word, w)]
         if near:
             ours = [w for w in near if w in self._counts]
             if ours:
@@ -154,13 +195,18 @@ class Speller:
                 if len(ranked) > 1 and self._counts[ranked[0]] == self._counts[ranked[1]]:
                     return None  # two exemplar words equally likely: not sure which was meant
                 return ranked[0]
+            if self._targets_only:
+                return None
             return near[0] if len(near) == 1 else None  # several dictionary words: unsure
         split = self._split(word)
         if split is not None or len(word) < LONG_WORD:
             return split
         best: list[tuple[int, int, str]] = []
-        for target in self._targets:
-            if abs(len(target) - len(word)) > 2:
+        candidates = [
+            t for n in range(len(word) - 2, len(word) + 3) for t in self._by_length.get(n, ())
+        ]
+        for target in candidates:
+            if self._targets_only and not _same_start(word, target):
                 continue
             d = damerau(word, target, 2)
             if d <= 2:

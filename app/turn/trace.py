@@ -72,6 +72,8 @@ class TurnTrace(_Camel):
     retrieval_errors: list[str] = Field(default_factory=list)
     # the tenant's synonyms the lexical (BM25) query was expanded with (app/search/synonyms.py)
     synonyms_added: list[str] = Field(default_factory=list)
+    # misspelt words and the corpus words they were searched as (app/turn/retrieve.py)
+    spelling_repairs: dict[str, str] = Field(default_factory=dict)
     escalated: bool = False
     escalation_reason: Literal["policy", "explicit", "frustration", "failed_turns"] | None = None
     escalation_explanation: str | None = None
