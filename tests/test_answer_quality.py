@@ -151,6 +151,10 @@ def test_a_tenant_synonym_is_no_missing_name(api: Api) -> None:
 def test_a_price_of_a_product_is_the_price_row(api: Api) -> None:
     text, meta = ask(api, "cus_brightwater", "How much does the room panel cost?")
     assert "$349" in text, (text, meta["passages"])
+    # the specifications table is read row by row: its price row outranks the pairing steps
+    text, meta = ask(api, "cus_brightwater", "How much does the desk tag cost?")
+    assert "$39" in text and "Press and hold" not in text, (text, meta["passages"])
+    assert meta["passages"][0]["id"] == "hardware-specifications#1", meta["passages"]
 
 
 def test_questions_about_admin_tasks_and_failed_payments_are_answered(api: Api) -> None:

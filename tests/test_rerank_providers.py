@@ -254,3 +254,34 @@ def test_offline_is_a_vector_reranker_and_others_are_not() -> None:
     assert not isinstance(FakeReranker(), VectorReranker)
     voyage = build_reranker(_settings(reranker="voyage", voyage_api_key="k"), None)
     assert not isinstance(voyage, VectorReranker)
+
+
+SPECS = (
+    "Hardware specifications › Devices\n"
+    "Every device is listed below with its dimensions, weight and power draw.\n\n"
+    "| | Room Panel | Desk Tag |\n|---|---|---|\n"
+    "| Weight | 780 g | 45 g |\n| Price | $349 | $39 |\n| Display | 10-inch | e-paper |"
+)
+
+
+async def test_a_table_is_also_read_row_by_row() -> None:
+    query = "price desk tag"
+    on = await OfflineReranker(FakeEmbedder()).features(query, [SPECS, PASSWORD])
+    off_weights = dataclasses.replace(OfflineWeights(), table_rows=False)
+    off = await OfflineReranker(FakeEmbedder(), off_weights).features(query, [SPECS, PASSWORD])
+    embedder = FakeEmbedder()
+    q = await embedder.embed_query(query)
+    rows = await embedder.embed_documents(
+        [
+            f"Hardware specifications › Devices › {r}"
+            for r in (
+                "Weight — Room Panel: 780 g; Desk Tag: 45 g.",
+                "Price — Room Panel: $349; Desk Tag: $39.",
+                "Display — Room Panel: 10-inch; Desk Tag: e-paper.",
+            )
+        ]
+    )
+    best_row = max(sum(a * b for a, b in zip(q, r, strict=True)) for r in rows)
+    assert on[0].sem == pytest.approx(max(off[0].sem, best_row))
+    assert on[0].sem > off[0].sem  # the price row says more about the price than the whole page
+    assert on[1].sem == off[1].sem  # a passage without a table is read as before

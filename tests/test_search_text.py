@@ -77,3 +77,14 @@ def test_is_code() -> None:
 def test_unicode_is_normalised() -> None:
     assert tokenize("Ｐａｓｓｗｏｒｄ") == tokenize("password")  # full-width letters (NFKC)
     assert "réinitialiser" in tokenize("Réinitialiser")
+
+
+def test_table_rows_and_blocks() -> None:
+    from app.search.text import table_blocks, table_rows
+
+    text = "Intro\n\n| | Pro | Free |\n|---|---|---|\n| Price | $9 | $0 |\n\nAfter\n```\n| not a table |\n```"
+    (table,) = table_blocks(text)
+    assert table_rows(table) == ["Price — Pro: $9; Free: $0."]
+    assert table_rows(["| Plan | Price |", "|---|---|", "| Pro | $9 |"]) == [
+        "Plan: Pro; Price: $9."
+    ]

@@ -257,3 +257,44 @@ def sentences(text: str, min_words: int = 3) -> list[str]:
         if len(sentence.split()) >= min_words:
             out.append(sentence)
     return out
+
+
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")  # a Markdown table's |---|---| line
+
+
+def table_rows(lines: list[str]) -> list[str]:
+    """A Markdown table as one sentence per row ("Row — Column: value; …" or "Column: value; …")."""
+    cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines]
+    cells = [row for row, ln in zip(cells, lines, strict=True) if not TABLE_RULE.match(ln)]
+    if len(cells) < 2:
+        return [" ".join(c for row in cells for c in row if c)]
+    header, rows = cells[0], cells[1:]
+    out = []
+    for row in rows:
+        if not header[0] and row:  # first column names the row
+            pairs = [f"{h}: {v}" for h, v in zip(header[1:], row[1:], strict=False) if h and v]
+            text = f"{row[0]} — {'; '.join(pairs)}" if pairs else row[0]
+        else:
+            text = "; ".join(
+                f"{h}: {v}" if h else v for h, v in zip(header, row, strict=False) if v
+            )
+        if text:
+            out.append(text + ".")
+    return out
+
+
+def table_blocks(text: str) -> list[list[str]]:
+    """The Markdown tables of `text`, each as its lines (outside fenced code)."""
+    tables: list[list[str]] = []
+    current: list[str] = []
+    fenced = False
+    for line in [*text.splitlines(), ""]:
+        if line.strip().startswith("```"):
+            fenced = not fenced
+        if line.strip().startswith("|") and not fenced:
+            current.append(line)
+            continue
+        if current:
+            tables.append(current)
+            current = []
+    return tables

@@ -51,7 +51,7 @@ from app.search.answer_types import (
     shows_type,
 )
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
-from app.search.text import content_terms, is_code, term_set
+from app.search.text import content_terms, is_code, table_rows, term_set
 from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply, phrase
 from app.turn.language import awaits_delivery
 from app.words import STEMMERS, STOPWORDS
@@ -114,7 +114,6 @@ _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9])")
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|approx|incl|no|fig)\.$", re.IGNORECASE)
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 
 
 def _stem(word: str) -> str:
@@ -372,27 +371,6 @@ class _Sentence:
     code: bool = False  # a line of a fenced code block
 
 
-def _table_rows(lines: list[str]) -> list[str]:
-    """A Markdown table as one sentence per row ("Row — Column: value; …" or "Column: value; …")."""
-    cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines]
-    cells = [row for row, ln in zip(cells, lines, strict=True) if not _TABLE_RULE.match(ln)]
-    if len(cells) < 2:
-        return [" ".join(c for row in cells for c in row if c)]
-    header, rows = cells[0], cells[1:]
-    out = []
-    for row in rows:
-        if not header[0] and row:  # first column names the row
-            pairs = [f"{h}: {v}" for h, v in zip(header[1:], row[1:], strict=False) if h and v]
-            text = f"{row[0]} — {'; '.join(pairs)}" if pairs else row[0]
-        else:
-            text = "; ".join(
-                f"{h}: {v}" if h else v for h, v in zip(header, row, strict=False) if v
-            )
-        if text:
-            out.append(text + ".")
-    return out
-
-
 def _link(match: re.Match[str]) -> str:
     text, target = match.group(1), match.group(2)
     return f"{text} ({target})" if target.startswith(("http://", "https://")) else text
@@ -454,7 +432,7 @@ def split_sections(text: str) -> list[tuple[str, bool, int, bool, str, str]]:
             continue
         if table:
             block += 1
-            out.extend((row, False, block, False, heading, "row") for row in _table_rows(table))
+            out.extend((row, False, block, False, heading, "row") for row in table_rows(table))
             table = []
             block += 1
         if _HEADING.match(raw):

@@ -47,7 +47,7 @@ from app.providers.errors import ProviderError
 from app.providers.rerank.base import clamp01
 from app.search.answer_types import asked_types, shows_type, subject_terms
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
-from app.search.text import is_code, term_set
+from app.search.text import is_code, table_blocks, table_rows, term_set
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +78,11 @@ class OfflineWeights:
     # cosine of the question with the heading line alone: hurt on MT-RAG (0.877 → 0.854), so off
     heading_sem: float = 0.0
     heading_center: float = 0.4
+    # a passage holding a Markdown table is also read row by row ("Price — Room Panel: $349;
+    # Desk Tag: $39"), and `sem` is the higher of the whole passage's cosine and its best row's:
+    # a table embedded whole is a blur of every row, so the one row that answers "how much is
+    # the desk tag?" scored below prose that merely names the product (seed check, see README)
+    table_rows: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +248,8 @@ class OfflineReranker:
             except Exception as exc:
                 raise ProviderError(f"offline rerank embedding failed: {exc}") from exc
             sems = _cosines(qvec, pvecs)
+            if self.weights.table_rows:
+                sems = await self._with_table_rows(qvec, texts, sems)
             if self.weights.heading_sem:
                 headings = [split_passage(t)[0] or t.split("\n", 1)[0] for t in texts]
                 hvecs = await self._passage_vectors(headings, [None] * len(headings), len(qvec))
@@ -272,6 +279,26 @@ class OfflineReranker:
                     heading_sem=hsem,
                 )
             )
+        return out
+
+    async def _with_table_rows(
+        self, qvec: Sequence[float], texts: Sequence[str], sems: list[float]
+    ) -> list[float]:
+        """`sems` with each table-holding passage's cosine raised to its best row's, a row read
+        under the passage's heading line (embedded once, through the passage LRU)."""
+        views: list[tuple[int, str]] = []
+        for i, text in enumerate(texts):
+            heading, body = split_passage(text)
+            for table in table_blocks(body):
+                views += [
+                    (i, f"{heading} › {row}" if heading else row) for row in table_rows(table)
+                ]
+        if not views:
+            return sems
+        vecs = await self._passage_vectors([v for _, v in views], [None] * len(views), len(qvec))
+        out = list(sems)
+        for (i, _), cos in zip(views, _cosines(qvec, vecs), strict=True):
+            out[i] = max(out[i], cos)
         return out
 
     async def rerank(self, query: str, texts: Sequence[str]) -> list[float]:
