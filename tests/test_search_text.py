@@ -82,7 +82,10 @@ def test_unicode_is_normalised() -> None:
 def test_table_rows_and_blocks() -> None:
     from app.search.text import table_blocks, table_rows
 
-    text = "Intro\n\n| | Pro | Free |\n|---|---|---|\n| Price | $9 | $0 |\n\nAfter\n```\n| not a table |\n```"
+    text = (
+        "Intro\n\n| | Pro | Free |\n|---|---|---|\n| Price | $9 | $0 |\n\n"
+        "After\n```\n| not a table |\n```"
+    )
     (table,) = table_blocks(text)
     assert table_rows(table) == ["Price — Pro: $9; Free: $0."]
     assert table_rows(["| Plan | Price |", "|---|---|", "| Pro | $9 |"]) == [
