@@ -88,6 +88,7 @@ def test_edits1_covers_the_four_kinds_of_typo() -> None:
         ("aokta", "aokta"),  # a repair changing the first letter is too loose for a corpus
         ("potka", "potka"),
         ("apnel", "panel"),  # ... but a swap of the first two letters is a common slip
+        ("the passwordpanel", "the passwordpanel"),  # a compound is a name, not two words
     ],
 )
 def test_repair_onto_corpus_words_only(text: str, repaired: str) -> None:

@@ -107,9 +107,10 @@ class Speller:
 
     With `targets_only`, a word is repaired only onto a target word (never onto a word that only
     the dictionary knows), and the repair keeps the word's first letter (or swaps its first two
-    letters; most typos are not made at the start of a word): the mode
-    for repairing a search query onto the corpus's words (`from_counts`), where a dictionary word
-    no passage holds could not help and a large target list makes loose matches likelier.
+    letters; most typos are not made at the start of a word), and a word is never split in two:
+    the mode for repairing a search query onto the corpus's words (`from_counts`), where a
+    dictionary word no passage holds could not help and a large target list makes loose matches
+    likelier.
     """
 
     def __init__(
@@ -198,7 +199,9 @@ class Speller:
             if self._targets_only:
                 return None
             return near[0] if len(near) == 1 else None  # several dictionary words: unsure
-        split = self._split(word)
+        # a run-together pair is the router's case ("tocancel"); in a search query an unknown
+        # compound is more often a name or a term ("gamestop", "hyperinflationary")
+        split = None if self._targets_only else self._split(word)
         if split is not None or len(word) < LONG_WORD:
             return split
         best: list[tuple[int, int, str]] = []
