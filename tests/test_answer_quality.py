@@ -267,3 +267,9 @@ def test_misspelt_words_are_searched_as_the_words_the_docs_use(api: Api) -> None
     assert cited_docs(meta)[:1] == ["room-panel-led-status-codes"], text
     _, meta = ask(api, "cus_brightwater", "how do I reset my password")
     assert meta["spellingRepairs"] == {}  # words the docs use are never touched
+
+
+def test_a_reported_problem_gets_the_fix_of_the_ticket_that_reports_it(api: Api) -> None:
+    text, meta = ask(api, "cus_castellan", "our audit log stream to splunk stopped")
+    assert cited_docs(meta)[:1] == ["TCK-1060"], (text, meta["passages"])
+    assert "HEC token" in text and "stopped" not in text, text

@@ -692,3 +692,32 @@ def test_a_section_on_the_asked_case_answers_over_the_general_steps() -> None:
     # the general question still gets the steps
     text = extract_answer("How do I place an order?", [steps, repeat])
     assert text.startswith("1. Open Shop."), text
+
+
+STREAM_FIX = Passage(
+    id="TCK-9",
+    doc_id="TCK-9",
+    kind="ticket",
+    title="Log stream to Gadgetlog failing",
+    breadcrumb="Resolved ticket › workspace",
+    text="Our log stream to Gadgetlog stopped with delivery failures.\n\nResolution: The "
+    "collector token had lost its index permission. Restored it; the backlog was delivered.",
+)
+STREAM_GUIDE = Passage(
+    id="logs#4",
+    doc_id="logs",
+    kind="doc",
+    title="Logs",
+    breadcrumb="Logs › Streaming",
+    text="Logs can be streamed to Gadgetlog. A log stream retries failed deliveries for a day.",
+)
+
+
+def test_a_reported_problem_is_answered_by_the_fix_of_the_ticket_that_reports_it() -> None:
+    # the fix shares no word with the report: it is read with the ticket's reported symptom
+    text = extract_answer("our log stream to Gadgetlog stopped", [STREAM_FIX, STREAM_GUIDE])
+    assert text.startswith("The collector token had lost its index permission"), text
+    assert "Our log stream" not in text  # the customer's own problem is never quoted back
+    # a question about what the product can do is not answered by one case's fix
+    text = extract_answer("Can logs be streamed to Gadgetlog?", [STREAM_FIX, STREAM_GUIDE])
+    assert "collector token" not in text and "streamed to Gadgetlog" in text, text

@@ -9,6 +9,7 @@ from app.turn.language import (
     asks_for_information,
     detect_language,
     first_person,
+    reports_a_problem,
 )
 
 
@@ -115,3 +116,19 @@ def test_a_question_about_a_thing(text: str, about_a_thing: bool) -> None:
 )
 def test_asks_for_information(text: str, wants_an_answer: bool) -> None:
     assert asks_for_information(text) is wants_an_answer
+
+
+@pytest.mark.parametrize(
+    ("text", "report"),
+    [
+        ("our audit log stream to splunk stopped", True),
+        ("my desk tags show a ghost image of the old name", True),
+        ("why does my panel keep rebooting", True),  # a question why: a problem all the same
+        ("can we send them to Splunk?", False),
+        ("How do I reset my password", False),  # a question without its mark
+        ("explain how seats are billed", False),  # an instruction to explain
+        ("Reset password", False),  # a topic named, not a problem reported
+    ],
+)
+def test_reports_a_problem(text: str, report: bool) -> None:
+    assert reports_a_problem(text) is report

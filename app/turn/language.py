@@ -275,6 +275,24 @@ def opens_as_question(text: str) -> bool:
     return bool(_QUESTION_OPENING.match(text))
 
 
+REPORT_MIN_WORDS: Final = 4  # "Reset password" names a topic; it does not report a problem
+_WHY: Final = re.compile(r"^\W*(?:why|warum|wieso|pourquoi)\b", re.IGNORECASE)
+
+
+def reports_a_problem(text: str) -> bool:
+    """A statement of what is going wrong ("the tags show a ghost image", "our stream
+    stopped") or a question why it does ("why does my panel keep rebooting?"), rather than a
+    question about how something works or what it can do."""
+    stripped = text.strip()
+    if _WHY.match(stripped):
+        return True
+    return len(stripped.split()) >= REPORT_MIN_WORDS and not (
+        stripped.endswith("?")
+        or opens_as_question(stripped)
+        or _INFORMATION_IMPERATIVE.match(stripped)
+    )
+
+
 # An instruction to tell, show or explain something ("Briefly narrate the story…", "Explain
 # how seats are billed", "Erkläre mir…", "Décris…"): a request for information, worded as an
 # imperative, optionally after "please" or an adverb.

@@ -53,7 +53,7 @@ from app.search.answer_types import (
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
 from app.search.text import content_terms, is_code, table_rows, term_set
 from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply, phrase
-from app.turn.language import awaits_delivery
+from app.turn.language import awaits_delivery, reports_a_problem
 from app.words import STEMMERS, STOPWORDS
 
 # How long an extract runs. Each further sentence must score at least `_SUPPORT_RATIO` of the
@@ -636,6 +636,14 @@ def _answerable_text(passage: PassageLike) -> str:
     return passage.text
 
 
+def _reported(passage: PassageLike) -> str:
+    """A resolved ticket's reported problem (the text before its resolution); "" otherwise."""
+    if passage.kind != "ticket":
+        return ""
+    symptom, sep, _ = passage.text.partition("Resolution:")
+    return symptom if sep else ""
+
+
 _Unit = tuple[str, bool, int, bool, frozenset[str], frozenset[str], str, str]
 
 
@@ -749,7 +757,20 @@ def extract_answer(
         )
     }
 
+    # A customer who reports a problem ("our audit log stream to Splunk stopped") is answered by
+    # the fix of a resolved ticket that reports the same problem, in whatever words the fix is
+    # written ("the HEC token had been restricted…"): a ticket's resolution sentences are read
+    # with its reported symptom, which is never quoted. Only for a report, not a question: a
+    # question about a capability ("can we send them to Splunk?") is not answered by a fix.
+    reported = (
+        [terms(_reported(p), reading) for p in passages]
+        if reports_a_problem(question)
+        else [frozenset()] * len(passages)
+    )
+
     def seen(s: _Sentence) -> frozenset[str]:
+        if reported[s.passage]:
+            return s.terms | reported[s.passage]
         if subject or (SECTION_LEADS and (s.passage, s.index) in leads and not s.terms & wanted):
             return s.terms | s.heading
         return s.terms
