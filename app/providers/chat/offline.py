@@ -762,11 +762,10 @@ def extract_answer(
     # written ("the HEC token had been restricted…"): a ticket's resolution sentences are read
     # with its reported symptom, which is never quoted. Only for a report, not a question: a
     # question about a capability ("can we send them to Splunk?") is not answered by a fix.
-    reported = (
-        [terms(_reported(p), reading) for p in passages]
-        if reports_a_problem(question)
-        else [frozenset()] * len(passages)
-    )
+    reported: list[frozenset[str]] = [
+        frozenset(terms(_reported(p), reading)) if reports_a_problem(question) else frozenset()
+        for p in passages
+    ]
 
     def seen(s: _Sentence) -> frozenset[str]:
         if reported[s.passage]:
