@@ -95,6 +95,9 @@ REWRITES = [
     ("Does it support Outlook?", ["Can I mount the Room Panel on glass?"],
      "Does the Room Panel support Outlook?"),
     ("how do I pair them?", ["I bought the new desk tags"], "how do I pair the new desk tags?"),
+    # a contraction typed without its apostrophe ends the noun phrase like the real one
+    ("i already restarted it", ["the room panel wont connect to wifi"],
+     "i already restarted the room panel"),
     ("What is its battery life?", ["Tell me about the Visitor Kiosk"],
      "What is the Visitor Kiosk's battery life?"),
     # "it's" is "it is" (or "it has"), not a possessive, once "it" is a name

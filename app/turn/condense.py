@@ -83,6 +83,8 @@ _STOP: Final = frozenset(
     possible able there's what's how's it's that's i'm i'd i've we're don't doesn't can't isn't
     aren't won't didn't is there'"""
     )
+    # the same contractions typed without their apostrophe ("the panel wont connect")
+    + _words("dont doesnt cant isnt arent wont didnt wasnt werent shouldnt couldnt wouldnt")
 )
 _DETERMINERS: Final = frozenset(_words("a an the my our your this that these those"))
 _PRONOUN = re.compile(r"\b(it|its|they|them|their|this|that|these|those|he|she|him|her)\b", re.I)
