@@ -47,8 +47,9 @@ summary: How to write a UK delivery address so the courier can find it.
 tags: [delivery, addresses]
 ---
 How long a delivery to the UK takes depends first on its address: put the postcode on its own
-line and add the building name if there is one. Checking a new address takes a moment at checkout; a delivery to an address the
-courier cannot verify is held at the depot until you confirm it, which can delay it.
+line and add the building name if there is one. Checking a new address takes a moment at
+checkout; a delivery to an address the courier cannot verify is held at the depot until you
+confirm it, which can delay it.
 """,
     "returns.md": """---
 title: Returning an order
