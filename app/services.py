@@ -222,6 +222,11 @@ async def prepare_corpus(services: Services) -> None:
             )
             log.info("seed complete", extra={"report": report.summary()})
         await services.router.warm()
+        # the typo repair's word list (~0.4 s to read) is loaded now, not on the first turn
+        from app.providers.dictionary import known_words
+
+        for locale in services.tenant.locales:
+            await asyncio.to_thread(known_words, locale)
         save = getattr(services.embedder, "save", None)
         if callable(save):
             await asyncio.to_thread(save)
