@@ -29,7 +29,7 @@ from typing import Any
 from app.search.analyzer import analyze, field_tokens, query_terms
 from app.search.base import Hit, SearchError, ticket_breadcrumb, ticket_text
 from app.search.filters import PUBLISHED, RESOLVED, SearchFilter
-from app.search.vocabulary import CorpusVocabulary
+from app.search.vocabulary import CorpusVocabulary, article_words, ticket_words
 from tuning import TUNING, Tuning
 
 log = logging.getLogger(__name__)
@@ -412,17 +412,15 @@ class AtlasSearch:
                 {"title": 1, "tags": 1, "body": 1, "audience": 1, "locale": 1},
             )
             async for a in articles:
-                text = "\n".join(
-                    [a.get("title", ""), " ".join(a.get("tags", [])), a.get("body", "")]
-                )
+                text = article_words(a.get("title", ""), a.get("tags", []), a.get("body", ""))
                 rows.append((a.get("audience", "all"), a.get("locale", "en"), text))
             tickets = self._db["tickets"].find(
                 {"status": RESOLVED, "quality": {"$gte": self._tuning.ticket_min_quality}},
                 {"subject": 1, "symptom": 1, "resolution": 1, "audience": 1, "locale": 1},
             )
             async for t in tickets:
-                text = "\n".join(t.get(k, "") for k in ("subject", "symptom", "resolution"))
-                rows.append((t.get("audience", "all"), t.get("locale", "en"), text))
+                parts = (t.get(k, "") for k in ("subject", "symptom", "resolution"))
+                rows.append((t.get("audience", "all"), t.get("locale", "en"), ticket_words(*parts)))
         except Exception as exc:  # no repair is better than no answer
             log.warning("cannot read the corpus words: %s", exc)
             return self._vocabulary[1] if self._vocabulary else CorpusVocabulary({})

@@ -66,22 +66,29 @@ class CorpusVocabulary:
         return len({w for c in self.counts.values() for w in c})
 
 
-EMPTY_VOCABULARY = CorpusVocabulary({})
-
-
 def vocabulary_of(
     articles: Iterable[Article], tickets: Iterable[Ticket], min_quality: float
 ) -> CorpusVocabulary:
     """The searchable words of these records: published articles, resolved tickets of at least
     `min_quality` (what the rankers admit besides audience and locale)."""
     rows = [
-        (a.audience, a.locale, "\n".join([a.title, " ".join(a.tags), a.body]))
+        (a.audience, a.locale, article_words(a.title, a.tags, a.body))
         for a in articles
         if a.status == PUBLISHED
     ]
     rows += [
-        (t.audience, t.locale, "\n".join([t.subject, t.symptom, t.resolution]))
+        (t.audience, t.locale, ticket_words(t.subject, t.symptom, t.resolution))
         for t in tickets
         if t.status == RESOLVED and t.quality >= min_quality
     ]
     return CorpusVocabulary.from_texts(rows)
+
+
+def article_words(title: str, tags: Iterable[str], body: str) -> str:
+    """The searchable text of an article, for counting its words."""
+    return "\n".join([title, " ".join(tags), body])
+
+
+def ticket_words(subject: str, symptom: str, resolution: str) -> str:
+    """The searchable text of a resolved ticket, for counting its words."""
+    return "\n".join([subject, symptom, resolution])

@@ -626,22 +626,26 @@ def _render(chosen: Sequence[_Sentence]) -> str:
     return out
 
 
+def _ticket_parts(passage: PassageLike) -> tuple[str, str] | None:
+    """A resolved ticket's (reported symptom, fix), or None for an article or a ticket whose
+    text has no resolution."""
+    if passage.kind != "ticket":
+        return None
+    symptom, sep, fix = passage.text.partition("Resolution:")
+    return (symptom, fix.strip()) if sep else None
+
+
 def _answerable_text(passage: PassageLike) -> str:
     """What a passage can answer with: for a resolved ticket, its fix, not the reported symptom
     (quoting the customer's own problem back at them answers nothing)."""
-    if passage.kind == "ticket":
-        _, sep, fix = passage.text.partition("Resolution:")
-        if sep and fix.strip():
-            return fix.strip()
-    return passage.text
+    parts = _ticket_parts(passage)
+    return parts[1] if parts and parts[1] else passage.text
 
 
 def _reported(passage: PassageLike) -> str:
     """A resolved ticket's reported problem (the text before its resolution); "" otherwise."""
-    if passage.kind != "ticket":
-        return ""
-    symptom, sep, _ = passage.text.partition("Resolution:")
-    return symptom if sep else ""
+    parts = _ticket_parts(passage)
+    return parts[0] if parts else ""
 
 
 _Unit = tuple[str, bool, int, bool, frozenset[str], frozenset[str], str, str]
@@ -762,10 +766,8 @@ def extract_answer(
     # written ("the HEC token had been restricted…"): a ticket's resolution sentences are read
     # with its reported symptom, which is never quoted. Only for a report, not a question: a
     # question about a capability ("can we send them to Splunk?") is not answered by a fix.
-    reported: list[frozenset[str]] = [
-        frozenset(terms(_reported(p), reading)) if reports_a_problem(question) else frozenset()
-        for p in passages
-    ]
+    report = reports_a_problem(question)
+    reported = [frozenset(terms(_reported(p), reading) if report else ()) for p in passages]
 
     def seen(s: _Sentence) -> frozenset[str]:
         if reported[s.passage]:
