@@ -218,9 +218,9 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
         report["rewrite"][name] = summary
         report["files"][name] = str(path)
         dump += [{"set": name, **r} for r in rows]
-    if report["rewrite"]:
-        sets = list(report["rewrite"].values())
-        total = sum(s["cases"] for s in sets)
+    sets = list(report["rewrite"].values())
+    total = sum(s["cases"] for s in sets)
+    if total:  # an empty rewrite file has no mean to pool
         report["rewrite"]["all"] = {
             key: round(sum(s[key] * s["cases"] for s in sets) / total, 4)
             for key in ("mean_cosine", "baseline_mean_cosine", "gain")

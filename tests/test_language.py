@@ -7,6 +7,7 @@ import pytest
 from app.turn.language import (
     asks_about_a_thing,
     asks_for_information,
+    asks_where_to_find,
     detect_language,
     first_person,
     reports_a_problem,
@@ -132,3 +133,22 @@ def test_asks_for_information(text: str, wants_an_answer: bool) -> None:
 )
 def test_reports_a_problem(text: str, report: bool) -> None:
     assert reports_a_problem(text) is report
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("where can I find my invoices?", True),
+        ("Where do I download the receipt?", True),
+        ("Wo finde ich meine Rechnung?", True),
+        ("Wo kann ich die Rechnung herunterladen?", True),
+        ("Où puis-je télécharger ma facture ?", True),
+        ("où trouver mes factures ?", True),
+        ("where can I cancel my order?", False),  # an action, not a place: may be a request
+        ("where could I ask for a refund?", False),
+        ("where is my refund?", False),
+        ("I can't find my invoice", False),
+    ],
+)
+def test_asks_where_to_find(text: str, where: bool) -> None:
+    assert asks_where_to_find(text) is where

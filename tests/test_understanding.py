@@ -108,6 +108,29 @@ def test_returning_hardware_is_answered_in_german_and_french(
 
 
 @pytest.mark.parametrize(
+    ("customer", "text", "language", "article"),
+    [
+        ("cus_kesslervogt", "Wo finde ich meine Rechnung?", "de", "rechnungen-und-umsatzsteuer"),
+        ("cus_marechal", "Où puis-je télécharger ma facture ?", "fr", "factures-et-tva"),
+        ("cus_brightwater", "Where can I find my invoices?", "en", "invoices-and-vat"),
+    ],
+)
+def test_where_to_find_an_invoice_is_answered_not_a_refund_case(
+    api: Api, customer: str, text: str, language: str, article: str
+) -> None:
+    """Asking where something is in the product requests nothing: the English sentence model
+    put the German question nearest the refund exemplars, which opened a case."""
+    h = api.session(customer)
+    conv = api.conversation(h)
+    out = api.send(h, conv, text)
+    meta = _meta(out)
+    assert meta["escalated"] is False and meta["intent"] not in ESCALATING, meta
+    assert meta["language"] == language and api.escalations(conv) == []
+    assert article in {p["id"].split("#")[0] for p in meta["passages"]}, meta["passages"]
+    assert detect_language(out["reply"]["content"]) in (language, None)
+
+
+@pytest.mark.parametrize(
     ("text", "language"),
     [
         (

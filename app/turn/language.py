@@ -417,3 +417,27 @@ _TERMS_OF = re.compile(
 def asks_about_the_terms(text: str) -> bool:
     """Whether the message asks when an action is allowed, not for the action (en, de, fr)."""
     return bool(_TERMS_OF.search(text.replace("’", "'")))
+
+
+# Where to find something: "where can I find my invoices?", "where do I download the receipt?",
+# "wo finde ich meine Rechnung?", "wo kann ich die Rechnung herunterladen?", "où trouver mes
+# factures ?", "où puis-je télécharger ma facture ?" (en, de, fr). The customer asks for a place
+# in the product, so the question requests nothing; "where can I cancel…" or "where do I ask
+# for a refund?" name an action, not a finding verb, and are not matched.
+_WHERE_TO_FIND = re.compile(
+    r"^\W*(?:(?:and|but|so|ok(?:ay)?)[\s,]+)?where\s+(?:(?:can|could|do|would|should|may)\s+"
+    r"(?:i|we|one)|to)\s+(?:\w+\s+)?(?:find|locate|download|see|view|look\s+up|access)\b"
+    r"|^\W*(?:und\s+)?wo\s+(?:finde|finden|sehe|sehen)\s+(?:ich|wir)\b"
+    r"|^\W*(?:und\s+)?wo\s+(?:kann|k[öo]nnen)\s+(?:ich|wir)\b[^.!?]*\b(?:finden|sehen|"
+    r"herunterladen|abrufen|einsehen|ansehen)\b"
+    r"|^\W*(?:et\s+)?o[ùu]\s+(?:trouver|voir|t[ée]l[ée]charger|consulter)\b"
+    r"|^\W*(?:et\s+)?o[ùu]\s+(?:puis-je|pouvons-nous|est-ce\s+que\s+(?:je|nous)\s+"
+    r"(?:peux|pouvons))\s+(?:\w+\s+)?(?:trouver|voir|t[ée]l[ée]charger|consulter)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_where_to_find(text: str) -> bool:
+    """Whether the message asks where in the product to find, see or download something
+    (en, de, fr)."""
+    return bool(_WHERE_TO_FIND.search(text.replace("’", "'")))
