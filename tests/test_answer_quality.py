@@ -173,6 +173,16 @@ def test_a_table_row_the_question_describes_and_a_table_the_question_names(api: 
     # "the API rate limit" is what the whole limits table is about: every plan's row
     text, meta = ask(api, "cus_brightwater", "What's the API rate limit?")
     assert "300" in text and "1,200" in text, (text, meta["passages"])
+    # "requests" is a column name, in every row of that table: still the whole table
+    text, meta = ask(api, "cus_brightwater", "Is there a limit on API requests?")
+    assert "300" in text and "1,200" in text, (text, meta["passages"])
+    # a row is named by its first cell: "blinking yellow" (amber, by the tenant's synonyms) is
+    # the two blinking-amber rows, not the solid-amber row whose advice names the panel
+    text, meta = ask(
+        api, "cus_brightwater", "What does a blinking yellow light mean on the room panel?"
+    )
+    assert "Fast blinking amber" in text and "Slow blinking amber" in text, text
+    assert "Solid amber" not in text and "Blinking blue" not in text, text
 
 
 def test_how_long_that_takes_is_the_previous_questions_action(api: Api) -> None:

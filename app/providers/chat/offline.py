@@ -679,6 +679,12 @@ _CLOSED = re.compile(r"[.!?:;][\"'”’)]?$")
 _RUN_ON_WORDS = 25  # longer than this with no closing punctuation: a flattened table or infobox
 
 
+def _row_key(row: str) -> str:
+    """The first cell of a table row as `table_rows` renders it ("Desk Tag — Price: $39" or
+    "Light bar: Solid amber; Meaning: …"): the cell that names the row."""
+    return row.split(" — ", 1)[0] if " — " in row else row.split("; ", 1)[0]
+
+
 def _reads_as_sentence(s: _Sentence) -> bool:
     """A supporting sentence must read as one: closed by punctuation, or short. A long run of
     words with no full stop is a table or an infobox flattened to text (the best sentence may
@@ -790,8 +796,27 @@ def extract_answer(
     # a line of code answers a question that names code (an identifier, a command in quotes)
     names_code = any(is_code(t) for t in content_terms(question)) or "`" in question
 
+    blocks: dict[tuple[int, int], list[frozenset[str]]] = {}
+    for s in sentences:
+        if s.row:
+            blocks.setdefault((s.passage, s.block), []).append(s.terms)
+    columns = {k: frozenset.intersection(*v) for k, v in blocks.items()}  # in every row
+
+    def matched(s: _Sentence) -> set[str]:
+        """The question's terms `s` speaks to. A table row is named by its first cell ("Fast
+        blinking amber") and read under its column names ("Desk Tag: $39"); the product a
+        question names, met only in another cell of one row ("Check in on the panel"), does not
+        tell that row apart."""
+        got = seen(s) & wanted
+        if subject and s.row:
+            key = _row_key(s.text)
+            own = terms(key, reading) | synonym_terms(key, reading) | s.heading
+            own |= columns[(s.passage, s.block)]
+            got = {t for t in got if t not in subject or t in own}
+        return got
+
     def weight(s: _Sentence) -> float:
-        overlap = sum(math.log(1 + n / df[t]) for t in seen(s) & wanted)
+        overlap = sum(math.log(1 + n / df[t]) for t in matched(s))
         shown = [k for k in values if shows_type(k, s.text)]
         specific = any(k != "quantity" for k in shown)  # (a quantity is any digit at all)
         if not overlap or (subject and asked and not seen(s) & asked and not specific):
@@ -869,10 +894,15 @@ def extract_answer(
         differ on, only what the table is about ("what's the API rate limit?" over "API rate
         limits › Limits by plan"): it asks for the table, not for the one row that happens to
         repeat a word of the title ("Free: no API access")."""
-        if not row.row or (seen(row) & wanted) - headers[row.passage] - row.heading:
+        if not row.row:
             return None
         rows = [t for t in sentences if t.row and (t.passage, t.block) == (row.passage, row.block)]
         if not 1 < len(rows) <= MAX_TABLE_ROWS:
+            return None
+        # the column names are in every row ("Requests per minute per key: …"): words the rows
+        # share say what the table is about, as its heading does, not which row is meant
+        columns = frozenset.intersection(*(t.terms for t in rows))
+        if (seen(row) & wanted) - headers[row.passage] - row.heading - columns:
             return None
         return [dataclasses.replace(t, list_item=True) for t in rows]
 
