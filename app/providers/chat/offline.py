@@ -807,7 +807,7 @@ def extract_answer(
         blinking amber") and read under its column names ("Desk Tag: $39"); the product a
         question names, met only in another cell of one row ("Check in on the panel"), does not
         tell that row apart."""
-        got = seen(s) & wanted
+        got = set(seen(s) & wanted)
         if subject and s.row:
             key = _row_key(s.text)
             own = terms(key, reading) | synonym_terms(key, reading) | s.heading
