@@ -277,6 +277,10 @@ def test_misspelt_words_are_searched_as_the_words_the_docs_use(api: Api) -> None
     assert cited_docs(meta)[:1] == ["room-panel-led-status-codes"], text
     _, meta = ask(api, "cus_brightwater", "how do I reset my password")
     assert meta["spellingRepairs"] == {}  # words the docs use are never touched
+    # an English product word in a French message is no typo ("desk" is not the French "des")
+    _, meta = ask(api, "cus_marechal", "Combien coûte un desk tag ?")
+    assert meta["spellingRepairs"] == {}, meta["spellingRepairs"]
+    assert "desk tag" in meta["condensedQuestion"]
 
 
 def test_a_reported_problem_gets_the_fix_of_the_ticket_that_reports_it(api: Api) -> None:

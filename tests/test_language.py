@@ -146,7 +146,9 @@ def test_reports_a_problem(text: str, report: bool) -> None:
         ("où trouver mes factures ?", True),
         ("where can I cancel my order?", False),  # an action, not a place: may be a request
         ("where could I ask for a refund?", False),
-        ("where is my refund?", False),
+        ("where is my refund?", True),  # its status: nothing asked for
+        ("Wo ist meine Rechnung?", True),
+        ("Où sont mes factures ?", True),
         ("I can't find my invoice", False),
     ],
 )

@@ -111,6 +111,7 @@ def test_returning_hardware_is_answered_in_german_and_french(
     ("customer", "text", "language", "article"),
     [
         ("cus_kesslervogt", "Wo finde ich meine Rechnung?", "de", "rechnungen-und-umsatzsteuer"),
+        ("cus_kesslervogt", "Wo ist meine Rechnung?", "de", "rechnungen-und-umsatzsteuer"),
         ("cus_marechal", "Où puis-je télécharger ma facture ?", "fr", "factures-et-tva"),
         ("cus_brightwater", "Where can I find my invoices?", "en", "invoices-and-vat"),
     ],

@@ -432,12 +432,17 @@ _WHERE_TO_FIND = re.compile(
     r"herunterladen|abrufen|einsehen|ansehen)\b"
     r"|^\W*(?:et\s+)?o[ùu]\s+(?:trouver|voir|t[ée]l[ée]charger|consulter)\b"
     r"|^\W*(?:et\s+)?o[ùu]\s+(?:puis-je|pouvons-nous|est-ce\s+que\s+(?:je|nous)\s+"
-    r"(?:peux|pouvons))\s+(?:\w+\s+)?(?:trouver|voir|t[ée]l[ée]charger|consulter)\b",
+    r"(?:peux|pouvons))\s+(?:\w+\s+)?(?:trouver|voir|t[ée]l[ée]charger|consulter)\b"
+    # where a thing of theirs is: "where is my invoice?", "wo ist meine Rechnung?", "où sont mes
+    # factures ?" (a refund asked about this way is its status, not a request for one)
+    r"|^\W*(?:(?:and|so|ok(?:ay)?)[\s,]+)?where(?:\s+(?:is|are)|'s)\s+(?:my|our)\b"
+    r"|^\W*(?:und\s+)?wo\s+(?:ist|sind)\s+(?:mein|meine|unser|unsere)\b"
+    r"|^\W*(?:et\s+)?o[ùu]\s+(?:est|sont)\s+(?:mon|ma|mes|notre|nos)\b",
     re.IGNORECASE,
 )
 
 
 def asks_where_to_find(text: str) -> bool:
-    """Whether the message asks where in the product to find, see or download something
-    (en, de, fr)."""
+    """Whether the message asks where in the product to find, see or download something, or
+    where a thing of the customer's is (en, de, fr)."""
     return bool(_WHERE_TO_FIND.search(text.replace("’", "'")))

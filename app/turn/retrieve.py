@@ -270,7 +270,8 @@ _spellers: weakref.WeakKeyDictionary[CorpusVocabulary, dict[tuple[SearchFilter, 
 
 
 async def _speller(backend: SearchBackend, filt: SearchFilter, language: str) -> Speller | None:
-    """The speller onto the words `filt` may retrieve, knowing `language`'s general words; built
+    """The speller onto the words `filt` may retrieve, knowing `language`'s general words (and
+    English's, for another language); built
     once per corpus, filter and language. None when the corpus words cannot be read or the
     language has no word list (no repair is better than a wrong one, or than no answer)."""
     if language not in DICTIONARY_LANGUAGES:
@@ -285,6 +286,11 @@ async def _speller(backend: SearchBackend, filt: SearchFilter, language: str) ->
     if speller is None:
         words = vocabulary.words(filt)
         known = await asyncio.to_thread(known_words, language)
+        if language != "en":
+            # German and French support messages are full of English product and software
+            # words ("Combien coûte un desk tag ?"): an English word is no typo there, and
+            # "desk" must not become the French corpus's "des"
+            known = known | await asyncio.to_thread(known_words, "en")
         speller = per_filter[(filt, language)] = await asyncio.to_thread(
             Speller.from_counts, words, known
         )
