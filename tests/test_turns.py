@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -164,10 +165,37 @@ def test_failed_turn_streak_escalates_on_the_third_and_strong_resets(
     for expected in (1, 2):
         meta = assistant_meta(api.send(h, conv, "How do I mount the desk tag?")["reply"])
         assert meta["escalated"] is False and meta["failedTurns"] == expected
-    meta = assistant_meta(api.send(h, conv, "How do I pair the kiosk printer?")["reply"])
+    out = api.send(h, conv, "How do I pair the kiosk printer?")
+    meta = assistant_meta(out["reply"])
     assert meta["escalated"] is True and meta["escalationReason"] == "failed_turns"
+    # nothing was found: the handoff alone
+    assert out["reply"]["content"].startswith("I haven't been able to find the answer"), out
     [packet] = api.escalations(conv)
     assert packet["conversation"]["failedTurns"] == 3
+
+
+def test_a_weak_streak_still_gets_what_was_found_before_the_handoff(  # type: ignore[no-untyped-def]
+    api: Api, rerank_scores
+) -> None:
+    """Three weak turns in a row hand over (DESIGN 6.1, signal 4), but the third still quotes
+    what its passages cover, then says a person is brought in as well."""
+    rerank_scores(0.6)  # weak: between 0.55 and 0.7
+    h = api.session("cus_castellan")
+    conv = api.conversation(h)
+    for question in ("How do I configure the room panel?", "How do I mount the desk tag?"):
+        meta = assistant_meta(api.send(h, conv, question)["reply"])
+        assert meta["confidence"] == "weak" and meta["escalated"] is False
+    out = api.send(h, conv, "How do I pair the kiosk printer?")
+    meta = assistant_meta(out["reply"])
+    content = out["reply"]["content"]
+    assert meta["escalated"] is True and meta["escalationReason"] == "failed_turns"
+    assert meta["confidence"] == "weak" and meta["citations"], meta
+    found, _, handoff = content.partition("\n\n")
+    assert re.search(r"\[\d\]", found) and "doesn't cover your situation" not in found, content
+    assert handoff.startswith("I haven't been able to give you a confident answer"), content
+    [packet] = api.escalations(conv)
+    assert packet["caseRef"] in handoff and packet["reason"] == "failed_turns"
+    assert api.conversation_doc(conv)["status"] == "escalated"
 
 
 def test_none_confidence_is_honest(api: Api, rerank_scores) -> None:  # type: ignore[no-untyped-def]

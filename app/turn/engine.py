@@ -275,41 +275,12 @@ async def _answer(
 
     case_ref: str | None = None
     answer: Answer | None = None
-    # a bare "hello", or "who are you?", is answered in kind, with what the assistant can do
-    social = is_greeting(user_msg.content) or asks_about_the_assistant(user_msg.content)
-    if decision.escalate and decision.reason is not None:
-        case_ref, text = await escalate(
-            services,
-            conv,
-            customer,
-            reason=decision.reason,
-            intent=cond.intent,
-            asked_for=problem.first_unresolved(
-                problem.turns_from_metas([m.meta for m in prior if m.role == "assistant"]),
-                problem.Turn(cond.standalone_question, cond.intent, cond.sentiment, failed),
-            ),
-            trigger=user_msg.content,
-            sentiment=cond.sentiment,
-            failed_turns=failed,
-            attempted=_attempted(confidence, top, passage_meta, tool_meta),
-            locale=locale,
-        )
-        await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, case_ref))
-        await sink.delta(text)
-    elif _off_topic(cond, confidence, tool_results, social, tuning) and not (
-        retrieval and retrieval.errors
-    ):
-        # Not a free general-purpose assistant: no passage, no tool, no support intent. (A
-        # provider failure is not evidence of that: such a turn gets the "not enough
-        # information" reply with the offer of a person instead.)
-        await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
-        text = tenant.text("greeting" if social else "off_topic", locale)
-        await sink.delta(text)
-    else:
-        await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
+
+    async def generate(stream: bool) -> str:
+        """The answer from the passages and tool results (streamed to the sink when `stream`)."""
+        nonlocal answer, failed
         t = time.perf_counter()
         mem = memory.build_context(conv.summary, memory.facts_from_docs(conv.facts), prior, tuning)
-        text = ""
         async for item in stream_answer(
             question=cond.standalone_question,
             original=user_msg.content,
@@ -333,14 +304,59 @@ async def _answer(
             synonyms=tenant.synonym_table,
         ):
             if isinstance(item, str):
-                await sink.delta(item)
+                if stream:
+                    await sink.delta(item)
             else:
                 answer = item
         latency["generate"] = _ms(t)
-        text = answer.text if answer else tenant.text("error", locale)
+        reply_text = answer.text if answer else tenant.text("error", locale)
         await spend.record_spend(store, services.settings, answer)
         if answer is not None and answer.kind == "refused":  # the model declined: a failed turn
             failed = next_failed_turns(conv.failed_turns, "failed")
+        return reply_text
+
+    # a bare "hello", or "who are you?", is answered in kind, with what the assistant can do
+    social = is_greeting(user_msg.content) or asks_about_the_assistant(user_msg.content)
+    # A failed streak whose last turn still found something (a weak passage): the customer gets
+    # what the passages cover, then the handoff; a person is brought in *as well*. Without it,
+    # three weak but useful answers in a row ended in "I haven't been able to find the answer"
+    # in place of the third. Policy, explicit and frustration handoffs answer nothing.
+    answer_first = bool(decision.reason == "failed_turns" and confidence == "weak" and passages)
+    if decision.escalate and decision.reason is not None:
+        case_ref, text = await escalate(
+            services,
+            conv,
+            customer,
+            reason=decision.reason,
+            intent=cond.intent,
+            asked_for=problem.first_unresolved(
+                problem.turns_from_metas([m.meta for m in prior if m.role == "assistant"]),
+                problem.Turn(cond.standalone_question, cond.intent, cond.sentiment, failed),
+            ),
+            trigger=user_msg.content,
+            sentiment=cond.sentiment,
+            failed_turns=failed,
+            attempted=_attempted(confidence, top, passage_meta, tool_meta),
+            locale=locale,
+            after_answer=answer_first,
+        )
+        await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, case_ref))
+        if answer_first:
+            found = _without_hedge(await generate(stream=False), tenant.text("weak_hedge", locale))
+            text = f"{found}\n\n{text}" if answer is not None and found else text
+        await sink.delta(text)
+    elif _off_topic(cond, confidence, tool_results, social, tuning) and not (
+        retrieval and retrieval.errors
+    ):
+        # Not a free general-purpose assistant: no passage, no tool, no support intent. (A
+        # provider failure is not evidence of that: such a turn gets the "not enough
+        # information" reply with the offer of a person instead.)
+        await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
+        text = tenant.text("greeting" if social else "off_topic", locale)
+        await sink.delta(text)
+    else:
+        await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
+        text = await generate(stream=True)
 
     latency["total"] = _ms(started)
     trace = TurnTrace(
@@ -400,6 +416,7 @@ async def escalate(
     attempted: dict[str, Any],
     locale: str | None,
     reuse_open_case: bool = True,
+    after_answer: bool = False,
 ) -> tuple[str, str]:
     """Hand the conversation to a person: packet stored, conversation escalated, reply text.
 
@@ -438,8 +455,17 @@ async def escalate(
         tuning,
         services.tenant,
         locale,
+        after_answer=after_answer,
     )
     return packet.case_ref, text
+
+
+def _without_hedge(text: str, hedge: str) -> str:
+    """`text` without its closing offer of a person (the handoff that follows makes it)."""
+    stripped = text.rstrip()
+    if hedge and stripped.endswith(hedge):
+        return stripped[: -len(hedge)].rstrip()
+    return stripped
 
 
 async def request_handoff(

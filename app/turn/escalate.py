@@ -162,9 +162,12 @@ def handoff_reply(
     tuning: Tuning,
     tenant: Tenant | None = None,
     locale: str | None = None,
+    after_answer: bool = False,
 ) -> str:
-    """What the customer reads, in their language: the case reference and what happens next."""
+    """What the customer reads, in their language: the case reference and what happens next.
+    `after_answer`: the reply follows what the passages did cover (a failed streak whose last
+    turn still found something), so it says a person is brought in *as well*."""
     hours = tuning.sla_hours.get(plan or "free", tuning.sla_hours["free"])
     tenant = tenant or generic_tenant()
-    lead = tenant.text(f"handoff_{reason}", locale)
+    lead = tenant.text("handoff_after_answer" if after_answer else f"handoff_{reason}", locale)
     return f"{lead} {tenant.text('handoff_next', locale, case_ref=case_ref, hours=hours)}"
