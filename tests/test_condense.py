@@ -95,6 +95,8 @@ REWRITES = [
     ("Does it support Outlook?", ["Can I mount the Room Panel on glass?"],
      "Does the Room Panel support Outlook?"),
     ("how do I pair them?", ["I bought the new desk tags"], "how do I pair the new desk tags?"),
+    # a measure of a thing is not what the pronoun goes on to talk about
+    ("does it need PoE?", ["what's the price of the kiosk?"], "does the kiosk need PoE?"),
     # a contraction typed without its apostrophe ends the noun phrase like the real one
     ("i already restarted it", ["the room panel wont connect to wifi"],
      "i already restarted the room panel"),

@@ -280,6 +280,20 @@ def _specific(phrase: str) -> bool:
     return phrase.split()[-1].lower() not in _VAGUE_HEADS
 
 
+# heads that name a measure of a thing, not a thing a pronoun goes on to talk about: after
+# "what's the price of the kiosk?", "does it need PoE?" asks about the kiosk, not the price
+_MEASURE_HEADS: Final = frozenset(
+    _words(
+        """price prices cost costs fee fees size sizes weight dimensions height width length
+        colour color speed capacity rate rates"""
+    )
+)
+
+
+def _a_thing(phrase: str) -> bool:
+    return _specific(phrase) and phrase.split()[-1].lower() not in _MEASURE_HEADS
+
+
 def subject_of(question: str, ids: Identifiers | None = None) -> str | None:
     """The main thing a question is about, in the customer's own words, or None.
 
@@ -291,7 +305,7 @@ def subject_of(question: str, ids: Identifiers | None = None) -> str | None:
     if idents:
         return idents[0]
     entities = entity_spans(question)
-    phrases = [p for p in _noun_phrases(question) if _specific(p)]
+    phrases = [p for p in _noun_phrases(question) if _a_thing(p)]
     for phrase in phrases:
         if any(e in phrase for e in entities):
             return _definite(phrase)
