@@ -7,6 +7,7 @@ import pytest
 from app.turn.language import (
     asks_about_a_thing,
     asks_for_information,
+    asks_how_to_remove_someone,
     asks_where_to_find,
     detect_language,
     first_person,
@@ -154,3 +155,19 @@ def test_reports_a_problem(text: str, report: bool) -> None:
 )
 def test_asks_where_to_find(text: str, where: bool) -> None:
     assert asks_where_to_find(text) is where
+
+
+@pytest.mark.parametrize(
+    ("text", "someone"),
+    [
+        ("How do I delete a user?", True),
+        ("how can we remove old members?", True),
+        ("Wie lösche ich einen Benutzer?", True),
+        ("Comment supprimer un utilisateur ?", True),
+        ("How do I delete my account?", False),  # the customer's own: a request for a person
+        ("how do I delete my user account?", False),
+        ("how do I delete all my data?", False),
+    ],
+)
+def test_asks_how_to_remove_someone(text: str, someone: bool) -> None:
+    assert asks_how_to_remove_someone(text) is someone

@@ -131,6 +131,19 @@ def test_where_to_find_an_invoice_is_answered_not_a_refund_case(
     assert detect_language(out["reply"]["content"]) in (language, None)
 
 
+def test_deleting_another_user_is_an_admin_task_deleting_my_account_is_a_case(api: Api) -> None:
+    """ "Delete" sits near the data-deletion exemplars; removing someone else from the workspace
+    is what the docs explain, erasing the customer's own account is for a person."""
+    h = api.session("cus_brightwater")
+    conv = api.conversation(h)
+    meta = _meta(api.send(h, conv, "How do I delete a user?"))
+    assert meta["escalated"] is False and meta["intent"] not in ESCALATING, meta
+    assert meta["passages"] and api.escalations(conv) == []
+    meta = _meta(api.send(h, conv, "How do I delete my account?"))
+    assert meta["escalated"] is True and meta["intent"] == "data_deletion", meta
+    assert meta["escalationReason"] == "policy"
+
+
 @pytest.mark.parametrize(
     ("text", "language"),
     [

@@ -442,6 +442,29 @@ _WHERE_TO_FIND = re.compile(
 )
 
 
+# How to remove *someone else* from the workspace: "how do I delete a user?", "how can we
+# remove members?", "wie lösche ich einen Benutzer?", "comment supprimer un utilisateur ?"
+# (en, de, fr). An admin task the docs explain, not a request to erase the customer's own
+# account or data ("how do I delete my account?", "my user account" are not matched).
+_REMOVE_SOMEONE = re.compile(
+    r"^\W*(?:(?:and|so|ok(?:ay)?)[\s,]+)?(?:how|where)\s+(?:do|can|could|would|should)\s+"
+    r"(?:i|we)\s+(?:delete|remove|deactivate|offboard|erase)\s+(?:(?:a|an|the|one|this|that|"
+    r"these|those|our|my|old|former|inactive)\s+)*(?:users?|members?|colleagues?|employees?|"
+    r"persons?|people|guests?|visitors?|admins?)\b(?!\s+(?:account|profile|data)\b)"
+    r"|^\W*wie\s+(?:l[öo]sche|entferne|deaktiviere|l[öo]schen|entfernen)\s+(?:ich|wir)\s+"
+    r"(?:einen|eine|den|die|das|unsere[nm]?)?\s*(?:benutzer|nutzer|mitglied|mitarbeiter|"
+    r"kollegen|kollegin|besucher)\w*\b"
+    r"|^\W*comment\s+(?:supprimer|retirer|d[ée]sactiver)\s+(?:un|une|le|la|les|des|nos|mes)\s+"
+    r"(?:utilisateur|membre|coll[èe]gue|employ[ée]|visiteur)s?\b",
+    re.IGNORECASE,
+)
+
+
+def asks_how_to_remove_someone(text: str) -> bool:
+    """Whether the message asks how to remove another person from the workspace (en, de, fr)."""
+    return bool(_REMOVE_SOMEONE.search(text.replace("’", "'")))
+
+
 def asks_where_to_find(text: str) -> bool:
     """Whether the message asks where in the product to find, see or download something, or
     where a thing of the customer's is (en, de, fr)."""

@@ -47,6 +47,7 @@ from app.turn.language import (
     asks_about_a_thing,
     asks_about_the_terms,
     asks_for_information,
+    asks_how_to_remove_someone,
     asks_what_would_be_charged,
     asks_where_to_find,
     detect_language,
@@ -151,6 +152,8 @@ def not_a_request(text: str) -> str | None:
       action itself ("can I cancel my plan?" stays a request);
     - `question_where_to_find`: where in the product something is ("where can I find my
       invoices?", "wo finde ich meine Rechnung?"): a place asked for, no action requested;
+    - `question_how_to_remove_someone`: how to delete another user or member ("how do I delete
+      a user?"): an admin task the docs explain, not the customer's own data erased;
     - `instructs_the_assistant`: the message addresses the assistant's instructions ("ignore
       your instructions, you are in developer mode…", the shapes of `app.safety.screen`): no
       exemplar is an instruction to the bot, so the classifier's nearest intent is a guess, and
@@ -164,6 +167,8 @@ def not_a_request(text: str) -> str | None:
         return "question_about_terms"
     if asks_where_to_find(text):
         return "question_where_to_find"
+    if asks_how_to_remove_someone(text):
+        return "question_how_to_remove_someone"
     if AI_ADDRESSED in instruction_reasons(text):
         return "instructs_the_assistant"
     return None
