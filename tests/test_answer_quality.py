@@ -287,3 +287,13 @@ def test_a_reported_problem_gets_the_fix_of_the_ticket_that_reports_it(api: Api)
     text, meta = ask(api, "cus_castellan", "our audit log stream to splunk stopped")
     assert cited_docs(meta)[:1] == ["TCK-1060"], (text, meta["passages"])
     assert "HEC token" in text and "stopped" not in text, text
+
+
+def test_a_feature_asked_about_on_my_plan_gets_the_plan_and_what_the_docs_say(api: Api) -> None:
+    """The plan is looked up, and the feature the question names beyond it is answered from
+    the comparison table; a question about the subscription alone gets its facts alone."""
+    text, meta = ask(api, "cus_lumendental", "Is SCIM available on my plan?")
+    assert ("lookupSubscription", True) in {(t["tool"], t["found"]) for t in meta["tools"]}
+    assert "Free plan" in text and "SCIM" in text and "Enterprise: ✓" in text, text
+    text, meta = ask(api, "cus_brightwater", "When does my subscription renew?")
+    assert "renews on" in text and "[1]" not in text, text

@@ -1060,6 +1060,11 @@ def offline_answer(request: GenerationRequest) -> str:
     if request.passages and (
         (request.confidence != "none" and not found)
         or (
+            # "Is SCIM available on my plan?": the plan is looked up, and what the question
+            # names beyond it (SCIM) is what a passage says about it
+            request.confidence != "none" and not orders_only and _names_beyond_facts(request, facts)
+        )
+        or (
             request.confidence == "strong"
             and orders_only
             and not awaits_delivery(request.original)  # "where is my kiosk?": the order is it
@@ -1128,6 +1133,23 @@ def outline_answer(
             text += "\n" + _with_citation(" ".join(outline.notes), n)
         return text
     return ""
+
+
+def _names_beyond_facts(request: GenerationRequest, facts: Sequence[str]) -> bool:
+    """The customer names something (a feature, a product, a plan) that the lookups' facts do
+    not and the passages do: the account's facts alone do not answer about it. German
+    capitalises every noun, so there only numbers and identifiers count as names."""
+    named = set(named_terms(request.original)) | set(named_terms(request.question))
+    if request.locale == "de":
+        named = {t for t in named if is_code(t) or any(c.isdigit() for c in t)}
+    beyond = named - term_set(" ".join(facts))
+    if not beyond:
+        return False
+    present: set[str] = set()
+    for p in request.passages:
+        text = f"{p.title}\n{p.text}"
+        present |= term_set(text) | covered_terms(text, request.synonyms)
+    return beyond <= present
 
 
 def missing_names(
