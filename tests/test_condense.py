@@ -245,6 +245,7 @@ async def test_standalone_drops_leading_acknowledgment(router: Router) -> None:
         ("Are the Desk Tags plans available for teams?", ["Desk Tags", "Desk Tags plans", "teams"]),
         ("what are the benefits of booking rooms", ["booking rooms"]),  # "benefits": an aspect
         ("Is the data store backed up regularly?", ["data store"]),  # "store" a noun after "data"
+        ("we got two labels at once", ["two labels"]),  # "once": an adverb, no topic
     ],
 )
 def test_topic_phrases_are_noun_phrases(text: str, phrases: list[str]) -> None:

@@ -718,7 +718,8 @@ _PHRASE_BREAK: Final = frozenset(
         """through across between within without via per against among during before after
         since until while because whether though although behind beyond besides inside outside
         around toward towards upon onto versus vs etc instead whereas unless except okay cannot
-        difference differences"""
+        difference differences once twice already always never sometimes often soon anymore
+        ever usually together"""
     )
 )
 # a lower-case word right after these is a verb, not a noun: "I mount", "to pair", "we book"

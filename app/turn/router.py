@@ -218,6 +218,12 @@ _POSITIVE = _rx(
 _NEGATIVE_CONTEXT = _rx(
     r"\b(?:not|no|n't|never|still|but|doesn'?t|didn'?t|won'?t|can'?t|broken|error|fail\w*)\b"
 )
+# "I already calibrated it", "we already tried that": a step the customer took, told because it
+# did not settle the problem (a fix that did is "that fixed it", an acknowledgment)
+_ALREADY_TRIED = _rx(
+    r"\balready\s+(?!(?:fixed|solved|sorted|resolved|worked|helped)\b)(?:\w+ed|tried|did|done|"
+    r"reset|rebooted|restarted|reinstalled)\b"
+)
 # A message that opens like a question (`opens_as_question`) asks something even without "?"; a
 # token with a digit or an all-capital run (an error code, a command, a product code) names
 # something to look up. Neither is a bare acknowledgment, whatever the classifier's nearest
@@ -551,6 +557,7 @@ class Router:
             "?" in text
             or len(text.split()) > 8
             or bool(_NEGATIVE_CONTEXT.search(text))
+            or bool(_ALREADY_TRIED.search(text))
             or asks_for_information(text)
             or bool(_IDENTIFIER_LIKE.search(text))
         )
