@@ -297,3 +297,28 @@ def test_a_feature_asked_about_on_my_plan_gets_the_plan_and_what_the_docs_say(ap
     assert "Free plan" in text and "SCIM" in text and "Enterprise: ✓" in text, text
     text, meta = ask(api, "cus_brightwater", "When does my subscription renew?")
     assert "renews on" in text and "[1]" not in text, text
+
+
+def test_a_short_follow_up_is_searched_with_the_previous_subject(api: Api) -> None:
+    """ "how long are entries kept?" names no subject; searched as written it lands on visitor
+    records. Searched once more with the previous question's subject (audit logs), the answer
+    is strong, so that search is kept, and the answer reads the question it searched."""
+    text, meta = ask(
+        api, "cus_castellan", "How long do you keep audit logs?", "how long are entries kept?"
+    )
+    assert meta["confidence"] == "strong", meta.get("confidenceReason")
+    assert cited_docs(meta)[:1] == ["audit-logs"], (text, meta["passages"])
+    assert "400 days" in text and "Visitor" not in text, text
+    assert meta["condensedQuestion"] == "how long are entries kept regarding audit logs?"
+    assert "previous message's subject" in meta["confidenceReason"]
+
+
+def test_a_question_about_a_whole_policy_gets_its_sections_in_brief(api: Api) -> None:
+    text, meta = ask(api, "cus_brightwater", "What is your refund policy?")
+    assert cited_docs(meta)[:1] == ["refund-policy"], (text, meta["passages"])
+    assert not text.startswith("This page describes"), text  # the page's intro is no policy
+    for fact in ("14 days", "Monthly charges are not refunded", "Unopened hardware"):
+        assert fact in text, text
+    # a question about one part of it gets that part, not the list
+    text, _ = ask(api, "cus_brightwater", "Are monthly plans refunded?")
+    assert "in brief" not in text and "Monthly charges are not refunded" in text, text

@@ -182,8 +182,17 @@ async def test_a_strong_passage_follows_an_order_nobody_named() -> None:
         request("does ORD 1042 verify webhook signatures?", [WEBHOOKS], [ORDER])
     )
     assert "[1]" not in named.text
-    account = await OfflineChatModel().generate(request(question, [WEBHOOKS], [SUBSCRIPTION]))
-    assert "[1]" not in account.text  # a subscription lookup stands alone
+    # a subscription lookup that speaks to the question (its renewal, its seats) stands alone;
+    # one that shares no word with it, beside a strong passage, gives way to the passage
+    renewal = "when does my plan renew, and do webhook signatures change then?"
+    account = await OfflineChatModel().generate(request(renewal, [WEBHOOKS], [SUBSCRIPTION]))
+    assert "[1]" not in account.text and "renews on 2026-10-01" in account.text
+    beside = await OfflineChatModel().generate(request(question, [WEBHOOKS], [SUBSCRIPTION]))
+    assert "[1]" in beside.text and "renews" not in beside.text, beside.text
+    weak = await OfflineChatModel().generate(
+        request(question, [WEBHOOKS], [SUBSCRIPTION], confidence="weak")
+    )
+    assert "renews" in weak.text  # without a strong passage the lookup is what there is
 
 
 async def test_not_found_tool_result_is_said_honestly() -> None:

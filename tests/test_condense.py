@@ -32,6 +32,7 @@ from app.turn.condense import (
     topic_candidates,
     topic_phrases,
     trim_discourse_markers,
+    with_previous_subject,
     with_topic,
 )
 from app.turn.router import Router
@@ -707,3 +708,20 @@ def test_a_product_follow_up_swaps_the_product(
 ) -> None:
     vocab = Router(FakeEmbedder(), tenant=SEED_TENANT).vocabulary
     assert resolve_followup(message, earlier, vocab).text == expected
+
+
+def test_a_follow_up_is_searched_again_with_the_previous_subject() -> None:
+    # the previous question's subject, else its longest noun phrase (an object, here)
+    assert (
+        with_previous_subject("how long are entries kept?", "How long do you keep audit logs?")
+        == "how long are entries kept regarding audit logs?"
+    )
+    assert (
+        with_previous_subject("Is it waterproof?", "How heavy is the Gizmo Pro?")
+        == "Is it waterproof regarding the Gizmo Pro?"
+    )
+    # nothing to carry: no earlier message, the subject already named, a name of its own
+    assert with_previous_subject("how long are entries kept?", "") is None
+    named = with_previous_subject("are audit logs exported?", "How long are audit logs kept?")
+    assert named is None
+    assert with_previous_subject("Tell me about Lisbon.", "What is the capital of Spain?") is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from app.providers.chat.base import Outline, Passage
 from app.providers.chat.offline import outline_answer
 from app.store.models import Chunk
-from app.turn.outline import procedure_outline, steps_of
+from app.turn.outline import article_overview, names_the_title, procedure_outline, steps_of
 
 
 def _chunks(title: str, sections: list[tuple[str, str]]) -> list[Chunk]:
@@ -77,3 +77,58 @@ def test_the_outline_is_rendered_in_order_and_cited() -> None:
     ]
     assert outline_answer(passages, confidence="weak").startswith("1. Download the app")
     assert outline_answer(passages[:1]) == ""
+
+
+POLICY = _chunks(
+    "Gadget loan policy",
+    [
+        ("", "This page describes when gadgets can be borrowed."),
+        ("Teams › Small teams", "### Small teams\n\nSmall teams borrow **two** gadgets a month."),
+        ("Teams › Large teams", "### Large teams\n\nLarge teams borrow ten. They book ahead."),
+        ("Returns", "## Returns\n\nGadgets go back within 7 days. Late ones are charged."),
+        ("Damage", "## Damage\n\nA damaged gadget is repaired at no cost."),
+    ],
+)
+
+
+def test_a_question_about_the_whole_subject_gets_each_section_first_sentence() -> None:
+    overview = article_overview("What is your gadget loan policy?", POLICY)
+    assert overview is not None and overview.kind == "overview"
+    assert overview.steps == (
+        "Small teams: Small teams borrow two gadgets a month.",
+        "Large teams: Large teams borrow ten.",
+        "Returns: Gadgets go back within 7 days.",
+        "Damage: A damaged gadget is repaired at no cost.",
+    )  # the page's own introduction is not the policy
+    passage = Passage("a#3", "a", "doc", "Gadget loan policy", "Gadget loan policy", "", overview)
+    text = outline_answer([passage])
+    assert text.startswith("“Gadget loan policy” in brief:\n- Small teams: "), text
+    assert text.count("\n- ") == 4 and "[1]" in text.splitlines()[-1], text
+
+
+def test_a_question_about_one_section_or_another_subject_gets_no_overview() -> None:
+    # "returns" is one section's heading: that section answers, not a list of all of them
+    assert article_overview("What is the gadget loan policy for returns?", POLICY) is None
+    assert article_overview("Can I borrow a gadget?", POLICY) is None  # not the title
+    assert not names_the_title("How long is a gadget loan?", "Gadget loan policy")
+    assert names_the_title("Tell me about the gadget loan policy", "Gadget loan policy")
+    # two sections are not an article to summarise
+    assert article_overview("What is your gadget loan policy?", POLICY[:3]) is None
+
+
+def test_a_section_that_opens_with_a_list_is_summarised_by_its_items() -> None:
+    chunks = _chunks(
+        "Gadget warranty",
+        [
+            ("Periods", "## Periods\n\n- Gadget: **2 years**\n- Dongle: 1 year\n\nLocal law."),
+            ("Covered", "## Covered\n\n- Dead screens\n- Broken buttons."),
+            ("Claims", "## Claims\n\nOpen a return in the console. We ship a new one."),
+        ],
+    )
+    overview = article_overview("What is the gadget warranty?", chunks)
+    assert overview is not None
+    assert overview.steps == (
+        "Periods: Gadget: 2 years; Dongle: 1 year.",
+        "Covered: Dead screens; Broken buttons.",
+        "Claims: Open a return in the console.",
+    )

@@ -113,6 +113,7 @@ def test_returning_hardware_is_answered_in_german_and_french(
         ("cus_kesslervogt", "Wo finde ich meine Rechnung?", "de", "rechnungen-und-umsatzsteuer"),
         ("cus_kesslervogt", "Wo ist meine Rechnung?", "de", "rechnungen-und-umsatzsteuer"),
         ("cus_marechal", "Où puis-je télécharger ma facture ?", "fr", "factures-et-tva"),
+        ("cus_marechal", "Où est ma facture ?", "fr", "factures-et-tva"),
         ("cus_brightwater", "Where can I find my invoices?", "en", "invoices-and-vat"),
     ],
 )
@@ -129,6 +130,13 @@ def test_where_to_find_an_invoice_is_answered_not_a_refund_case(
     assert meta["language"] == language and api.escalations(conv) == []
     assert article in {p["id"].split("#")[0] for p in meta["passages"]}, meta["passages"]
     assert detect_language(out["reply"]["content"]) in (language, None)
+    # the plan record says nothing about where invoices are: it is not looked up, and an answer
+    # that is given cites the article (the German questions stay below the weak band: the
+    # English sentence model reads German poorly, see README "Seen, not fixed")
+    assert all(t["tool"] != "lookupSubscription" for t in meta["tools"]), meta["tools"]
+    if language != "de":
+        assert meta["confidence"] != "none", meta.get("confidenceReason")
+        assert article in {c["docId"] for c in meta["citations"]}, out["reply"]["content"]
 
 
 def test_deleting_another_user_is_an_admin_task_deleting_my_account_is_a_case(api: Api) -> None:

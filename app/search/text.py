@@ -298,3 +298,24 @@ def table_blocks(text: str) -> list[list[str]]:
             tables.append(current)
             current = []
     return tables
+
+
+def answer_sentences(text: str, min_words: int = 3) -> list[str]:
+    """`sentences`, with each Markdown table row read under its column names (`table_rows`:
+    "Severity: 1 — Critical; First response: 1 hour, 24/7.") rather than as a run of cells
+    between pipes: a row answers "what is the response time for a critical issue?" only with
+    its header, which is what the offline answerer quotes as well."""
+    out: list[str] = []
+    table: list[str] = []
+    fenced = False
+    for line in [*text.splitlines(), ""]:
+        if line.strip().startswith("```"):
+            fenced = not fenced
+        if line.strip().startswith("|") and not fenced:
+            table.append(line)
+            continue
+        if table:
+            out.extend(r for r in table_rows(table) if len(r.split()) >= min_words)
+            table = []
+        out.extend(sentences(line, min_words))
+    return out

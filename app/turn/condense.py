@@ -492,6 +492,27 @@ def _attach(message: str, subject: str) -> str:
     return f"{core} regarding {subject}{'?' if question else '.'}"
 
 
+def with_previous_subject(
+    message: str, previous_message: str, ids: Identifiers | None = None
+) -> str | None:
+    """The message with the subject of the customer's previous message attached ("how long are
+    entries kept?" after "How long do you keep audit logs?" → "how long are entries kept
+    regarding audit logs?"), or None when the previous message names no subject, the message
+    already names it, or the message names a name of its own ("more details of E. E.
+    Cummings?" is about Cummings). A second search query for a follow-up the rewrite left as
+    written (`engine._retrieve_in_language`): whether the short question belongs to the old
+    topic is decided by what that search finds (kept only when strong), not assumed here."""
+    if not previous_message.strip() or entity_spans(message):
+        return None  # a message that names a name of its own is about that name
+    # the question's subject, else its longest noun phrase ("How long do you keep audit
+    # logs?" has an object, not a subject: "audit logs")
+    phrases = sorted(topic_phrases(previous_message), key=lambda p: -len(p.split()))
+    subject = subject_of(previous_message, ids) or next(iter(phrases), None)
+    if not subject or subject.lower() in message.lower():
+        return None
+    return _attach(message, subject)
+
+
 # "do that", "doing it": the pronoun stands for an action, whose words the previous question
 # ("how do I check in to a desk?") supplies
 _ACTION_ANAPHOR = re.compile(

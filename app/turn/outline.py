@@ -118,3 +118,76 @@ def procedure_outline(
         m = _STEP.match(heading)
         labels.append((m.group("title") if m else "").strip() or heading)
     return Outline(title=article, steps=tuple(labels), notes=tuple(notes))
+
+
+MIN_SECTIONS: Final = 3
+MAX_SECTIONS: Final = 8
+
+
+_LIST_ITEM: Final = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+")
+MAX_ITEMS: Final = 5
+
+
+def _first_statement(text: str) -> str:
+    """A section's first sentence; when the section opens with a list, its first
+    `MAX_ITEMS` items joined ("Room Panel: 2 years; Desk Tag: 1 year"): one item of a list of
+    warranty periods would read as the whole answer."""
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        return ""
+    if _LIST_ITEM.match(lines[0]):
+        items: list[str] = []
+        for ln in lines:
+            if not _LIST_ITEM.match(ln):
+                break
+            items.append(_clean(ln).rstrip(".;"))
+        return "; ".join(items[:MAX_ITEMS]) + "."
+    return next((s for ln in lines for s in sentences(_clean(ln))), "")
+
+
+def names_the_title(question: str, title: str) -> bool:
+    """Whether the question names every content term of the article's title and at most one
+    more term besides (the first test of `article_overview`, cheap enough for every turn)."""
+    named = set(content_terms(title))
+    asked = set(content_terms(question))
+    return bool(named) and named <= asked and len(asked - named) <= 1
+
+
+def article_overview(question: str, chunks: Sequence[Chunk]) -> Outline | None:
+    """Each section of the article `chunks` make up, as its heading and its first sentence, when
+    `question` asks about the article's whole subject ("What is your refund policy?" in "Refund
+    policy"); else None.
+
+    The question must name every content term of the title and at most one more, and that one
+    no section heading names ("What is the refund policy for hardware?" asks about one section,
+    which the extract answers). The article needs at least `MIN_SECTIONS` sections with text;
+    at most `MAX_SECTIONS` are listed, in the article's order. The lead-in before the first
+    heading is left out: it introduces the page ("This page describes…") rather than stating
+    the policy. A question for steps is the procedure outline's, never this.
+    """
+    if not chunks:
+        return None
+    article = chunks[0].title or chunks[0].breadcrumb.split("›")[0].strip()
+    if not names_the_title(question, article):
+        return None
+    title = set(content_terms(article))
+    asked = set(content_terms(question))
+    headings: set[str] = set()
+    firsts: dict[str, str] = {}
+    order: list[str] = []
+    for c in sorted(chunks, key=lambda c: c.chunk_index):
+        parts = [p.strip() for p in c.breadcrumb.split("›")]
+        if len(parts) < 2:
+            continue
+        headings |= term_set(" ".join(parts[1:]))
+        label = parts[-1]
+        if label in firsts or getattr(c, "kind", "prose") == "table":
+            continue
+        first = _first_statement(c.text)
+        if first:
+            firsts[label] = first
+            order.append(label)
+    if (asked - title) & headings or len(order) < MIN_SECTIONS:
+        return None
+    lines = tuple(f"{label}: {firsts[label]}" for label in order[:MAX_SECTIONS])
+    return Outline(title=article, steps=lines, kind="overview")

@@ -35,7 +35,7 @@ from app.providers.rerank.offline import OfflineReranker
 from app.search.base import Hit, SearchBackend
 from app.search.filters import DEFAULT_LOCALE, SearchFilter
 from app.search.synonyms import EMPTY, SynonymTable, expand_query
-from app.search.text import sentences
+from app.search.text import answer_sentences
 from app.search.vocabulary import CorpusVocabulary
 from app.turn.confidence import (
     Band,
@@ -479,7 +479,7 @@ async def _sentence_feature(
     """`confidence.sentence_match` over the sentences of the top `answer_sentence_passages`
     passages of `ranked`; 0 when they cannot be embedded (the band then leans on the rest)."""
     head = [p.hit for p in ranked[: tuning.answer_sentence_passages]]
-    units = [(s, h.breadcrumb or h.title) for h in head for s in sentences(h.text)]
+    units = [(s, h.breadcrumb or h.title) for h in head for s in answer_sentences(h.text)]
     if not units:
         return 0.0
     context = context_query(

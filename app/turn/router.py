@@ -497,9 +497,13 @@ class Router:
         if models.subscription is not None and self.tenant.capabilities.subscriptions:
             # their OWN plan: "what is the maximum current of X" is near no subscription
             # exemplar's topic, yet an unfamiliar message can land anywhere on a two-way model
-            own_subscription = models.subscription.probabilities(query)[
-                "yes"
-            ] >= 0.7 and first_person(text)
+            # a where-to-find question ("où est ma facture ?") asks where the product shows
+            # something: the help centre says where; the plan record holds no invoice or page
+            own_subscription = (
+                models.subscription.probabilities(query)["yes"] >= 0.7
+                and first_person(text)
+                and not asks_where_to_find(text)
+            )
 
         intent, score, rule = self._apply_rules(text, self._decide(probs, text))
         mood = lexicon_sentiment(text)

@@ -88,6 +88,9 @@ class Outline:
     title: str
     steps: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    # "steps": a procedure's numbered sections; "overview": each section's heading and first
+    # sentence, for a question about the article's whole subject (`outline.article_overview`)
+    kind: str = "steps"
 
 
 @dataclass(frozen=True, slots=True)

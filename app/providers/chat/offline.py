@@ -861,11 +861,17 @@ def extract_answer(
     # A section headed with the question's own frame ("How long it takes" for "how long does
     # the update take?") is where its page answers it: its best sentence showing a duration is
     # the answer, even when other sections repeat more of the question's words (a release
-    # cadence, a postponement limit), and only its own section supports it.
+    # cadence, a postponement limit), and only its own section supports it. Only on the page the
+    # best sentence is from: another page's "How long visitor records are kept" does not answer
+    # how long audit log entries are kept.
     in_frame = [
         s
         for s in sentences
-        if framed and framed <= s.heading and score(s) > 0 and shows_type("duration", s.text)
+        if framed
+        and framed <= s.heading
+        and score(s) > 0
+        and shows_type("duration", s.text)
+        and passages[s.passage].doc_id == passages[best.passage].doc_id
     ]
     if in_frame:
         best = max(in_frame, key=lambda s: (score(s), -s.passage, -s.index))
@@ -1047,6 +1053,8 @@ def offline_answer(request: GenerationRequest) -> str:
     found = any(r.ok and r.found for r in request.tool_results)
     question = f"{request.original} {request.question}".strip()
     reading = Reading.of(request.locale, request.product_names, request.synonyms)
+    if found and _beside_the_point(request, facts, question, reading):
+        facts, found = [], False  # the strong passages answer; the account's facts do not
     extract = ""
     # A lookup that found something is the answer. After an order's facts (status, carrier,
     # items) a strong passage is added too, unless the customer named the order: the facts never
@@ -1120,10 +1128,18 @@ def outline_answer(
         outline = getattr(p, "outline", None)
         if outline is None or not outline.steps:
             continue
-        lines = [f"{i}. {step}" for i, step in enumerate(outline.steps, 1)]
+        overview = getattr(outline, "kind", "steps") == "overview"
+        if overview:  # each section's heading and first sentence: no order to number
+            lines = [f"- {line}" for line in outline.steps]
+        else:
+            lines = [f"{i}. {step}" for i, step in enumerate(outline.steps, 1)]
         lines[-1] = _with_citation(lines[-1], n)
         text = "\n".join(lines)
-        if confidence == "strong":
+        if overview:
+            if confidence == "strong":
+                intro = phrase(ph, "overview_intro", "“{title}” in brief:", title=outline.title)
+                text = intro + "\n" + text
+        elif confidence == "strong":
             intro = phrase(
                 ph, "outline_intro", "“{title}” takes {count} steps:",
                 title=outline.title, count=len(outline.steps),
@@ -1133,6 +1149,22 @@ def outline_answer(
             text += "\n" + _with_citation(" ".join(outline.notes), n)
         return text
     return ""
+
+
+def _beside_the_point(
+    request: GenerationRequest, facts: Sequence[str], question: str, reading: Reading
+) -> bool:
+    """A subscription lookup whose facts share no word with the question, next to strong
+    passages: "which events can I subscribe to?" is near the subscription examples by its verb
+    and is looked up, but the plan, seats and renewal date say nothing about webhook events,
+    and the passages do. A lookup that shares a word ("when does my subscription renew?": the
+    renewal date) answers, and order and case lookups always do (the customer named them)."""
+    used = [r for r in request.tool_results if r.ok and r.found]
+    if request.confidence != "strong" or not request.passages or not used:
+        return False
+    if any(r.tool != "lookupSubscription" for r in used):
+        return False
+    return not terms(question, reading) & terms(" ".join(facts), reading)
 
 
 def _names_beyond_facts(request: GenerationRequest, facts: Sequence[str]) -> bool:
