@@ -91,3 +91,21 @@ def test_table_rows_and_blocks() -> None:
     assert table_rows(["| Plan | Price |", "|---|---|", "| Pro | $9 |"]) == [
         "Plan: Pro; Price: $9."
     ]
+
+
+def test_answer_sentences_read_table_rows_under_their_columns() -> None:
+    from app.search.text import answer_sentences, sentences
+
+    text = (
+        "Response times depend on severity.\n\n| Severity | First response |\n|---|---|\n"
+        "| Critical | 1 hour |\n| Low | 2 days |\n\n```\n| not | a table |\n```\nDone here now."
+    )
+    assert answer_sentences(text) == [
+        "Response times depend on severity.",
+        "Severity: Critical; First response: 1 hour.",
+        "Severity: Low; First response: 2 days.",
+        "| not | a table |",
+        "Done here now.",
+    ]
+    prose = "One sentence here. Another one follows.\nA third line."
+    assert answer_sentences(prose) == sentences(prose)

@@ -283,9 +283,10 @@ def table_rows(lines: list[str]) -> list[str]:
     return out
 
 
-def table_blocks(text: str) -> list[list[str]]:
-    """The Markdown tables of `text`, each as its lines (outside fenced code)."""
-    tables: list[list[str]] = []
+def _segments(text: str) -> list[tuple[bool, list[str]]]:
+    """`text` in order as (is a Markdown table, its lines): each table one segment, every other
+    line a segment of its own (a "|" line inside fenced code is no table)."""
+    out: list[tuple[bool, list[str]]] = []
     current: list[str] = []
     fenced = False
     for line in [*text.splitlines(), ""]:
@@ -295,9 +296,15 @@ def table_blocks(text: str) -> list[list[str]]:
             current.append(line)
             continue
         if current:
-            tables.append(current)
+            out.append((True, current))
             current = []
-    return tables
+        out.append((False, [line]))
+    return out
+
+
+def table_blocks(text: str) -> list[list[str]]:
+    """The Markdown tables of `text`, each as its lines (outside fenced code)."""
+    return [lines for is_table, lines in _segments(text) if is_table]
 
 
 def answer_sentences(text: str, min_words: int = 3) -> list[str]:
@@ -306,16 +313,9 @@ def answer_sentences(text: str, min_words: int = 3) -> list[str]:
     between pipes: a row answers "what is the response time for a critical issue?" only with
     its header, which is what the offline answerer quotes as well."""
     out: list[str] = []
-    table: list[str] = []
-    fenced = False
-    for line in [*text.splitlines(), ""]:
-        if line.strip().startswith("```"):
-            fenced = not fenced
-        if line.strip().startswith("|") and not fenced:
-            table.append(line)
-            continue
-        if table:
-            out.extend(r for r in table_rows(table) if len(r.split()) >= min_words)
-            table = []
-        out.extend(sentences(line, min_words))
+    for is_table, lines in _segments(text):
+        if is_table:
+            out.extend(r for r in table_rows(lines) if len(r.split()) >= min_words)
+        else:
+            out.extend(sentences(lines[0], min_words))
     return out
