@@ -77,8 +77,8 @@ def asks_for_steps(question: str) -> bool:
 # do you offer?", "welche Rollen gibt es?", "quels événements existent ?" (en/de/fr)
 _MEMBERS = re.compile(
     r"\b(?:which|what)\s+(?:[\w-]+\s+){1,3}?(?:are\s+there|exist|are\s+(?:available|supported|"
-    r"offered)|do\s+you\s+(?:support|offer|have|send)|can\s+(?:i|we)\s+(?:choose|pick|use|get|"
-    r"receive|subscribe\s+to))\b|\blist\s+(?:of|all|the)\b"
+    r"offered)|do\s+you\s+(?:support|offer|have|send|accept|take)|can\s+(?:i|we)\s+(?:choose|"
+    r"pick|use|get|receive|subscribe\s+to))\b|\blist\s+(?:of|all|the)\b"
     r"|\bwelche\s+(?:[^\W\d]+\s+){1,3}?(?:gibt\s+es|existieren|stehen\s+zur\s+verf[üu]gung)\b"
     r"|\bquel(?:le)?s\s+(?:[^\W\d]+\s+){1,3}?(?:existent|sont\s+disponibles|y\s+a-t-il)\b",
     re.IGNORECASE,

@@ -54,6 +54,7 @@ import numpy as np
 from app.search.answer_types import asked_types, named_terms, shows_type, subject_terms
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
 from app.search.text import is_code, term_set
+from app.words import STEMMERS
 from tuning import AnswerabilityModel, ConfidenceBands, Tuning
 
 Band = Literal["strong", "weak", "none"]
@@ -112,23 +113,33 @@ def sentence_match(
     *,
     context_vector: Sequence[float] | None = None,
     synonyms: SynonymTable = EMPTY,
+    language: str = "en",
 ) -> float:
     """The `sentence` feature: max over candidates of cosine + weight × term coverage. With a
     `context_vector` (the question read after the previous message, `context_query`), a
     sentence's cosine is the higher of its cosines with the two; coverage counts the standalone
-    question's terms only."""
+    question's terms only. In a German or French corpus (`language`) terms are compared after
+    that language's light stemming as well ("Rechnung" covers "Rechnungen", "finde" covers
+    "finden"): the English suffix rules left them apart, so a German question the German
+    article answers word for word covered half its terms. English is read as before (the
+    model was fitted on English)."""
     if not candidates or not question_vector:
         return 0.0
     m = np.asarray([c.vector for c in candidates], dtype=np.float64)
     cosines = _cosines(m, question_vector)
     if context_vector is not None and len(context_vector) == len(question_vector):
         cosines = np.maximum(cosines, _cosines(m, context_vector))
+    stem = STEMMERS.get(language)
     terms = subject_terms(question)
+    if stem is not None:
+        terms = list(dict.fromkeys(stem(t) for t in terms))
     best = -1.0
     for c, cosine in zip(candidates, cosines, strict=True):
         covered = term_set(c.text) | term_set(c.heading)
         if synonyms:
             covered |= covered_terms(c.text, synonyms) | covered_terms(c.heading, synonyms)
+        if stem is not None:
+            covered = {stem(t) for t in covered}
         share = sum(1 for t in terms if t in covered) / len(terms) if terms else 0.0
         best = max(best, float(cosine) + coverage_weight * share)
     return best

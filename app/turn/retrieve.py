@@ -506,6 +506,7 @@ async def _sentence_feature(
         tuning.answer_sentence_coverage,
         context_vector=context_vector,
         synonyms=result.synonyms,
+        language=result.filter.locale or DEFAULT_LOCALE,
     )
 
 
