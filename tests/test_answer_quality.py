@@ -331,3 +331,17 @@ def test_which_ones_are_accepted_gets_the_list_under_its_heading(api: Api) -> No
     assert cited_docs(meta)[:1] == ["payment-methods-and-failed-payments"], meta["passages"]
     assert "Mastercard" in text and "SEPA direct debit" in text, text
     assert "selects Replace" not in text, text  # how to change the method is another question
+
+
+def test_a_broad_how_to_gets_the_guide_its_title_names(api: Api) -> None:
+    """ "How do I set up SAML single sign-on?" ranked the getting-started page's mention of SSO
+    first; the guide whose title the question names gives the outline. A guide without
+    numbered steps ("Setting up a Room Panel") gives its sections in brief, not a sentence
+    that points to itself."""
+    text, meta = ask(api, "cus_brightwater", "How do I set up SAML single sign-on?")
+    assert "takes 5 steps" in text and "Give Harborline your IdP details" in text, text
+    assert "sso-saml-setup" in cited_docs(meta), meta["citations"]
+    text, meta = ask(api, "cus_brightwater", "How do I set up a room panel?")
+    assert text.startswith("“Setting up a Room Panel” in brief:"), text
+    assert "Mounting the panel:" in text and "start with Setting up a Room Panel" not in text
+    assert cited_docs(meta) == ["room-panel-setup"], meta["citations"]

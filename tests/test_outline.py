@@ -132,3 +132,18 @@ def test_a_section_that_opens_with_a_list_is_summarised_by_its_items() -> None:
         "Covered: Dead screens; Broken buttons.",
         "Claims: Open a return in the console.",
     )
+
+
+def test_a_section_that_leads_into_a_list_keeps_the_list_and_links_keep_their_text() -> None:
+    chunks = _chunks(
+        "Setting up the gadget",
+        [
+            ("Power", "## Power\n\nThe gadget can be powered in two ways:\n\n- USB-C\n- A battery"),
+            ("Place", "## Place\n\nPut it near a [window](placement) on a shelf. Then wait."),
+            ("Pair", "## Pair\n\nScan the code in the app."),
+        ],
+    )
+    overview = article_overview("How do I set up the gadget?", chunks)
+    assert overview is not None
+    assert overview.steps[0] == "Power: The gadget can be powered in two ways: USB-C; A battery."
+    assert overview.steps[1] == "Place: Put it near a window on a shelf."

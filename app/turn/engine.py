@@ -714,21 +714,27 @@ def _tool_args(name: str, cond: Any) -> dict[str, Any]:
 
 
 async def _with_outline(store: Any, question: str, passages: list[Passage]) -> list[Passage]:
-    """The passages, the first one of the best article carrying its procedure's outline when a
-    broad how-to question landed in an article of numbered sections, or its sections' overview
-    when the question names the article's whole subject (`app.turn.outline`)."""
-    first = next((p for p in passages if p.kind == "doc"), None)
-    if first is None:
+    """The passages, one of them carrying its article's outline (`app.turn.outline`): the
+    procedure's steps when a broad how-to question landed in an article of numbered sections,
+    or the sections' overview when the question names the article's whole subject (a how-to
+    whose article has no numbered steps included: "How do I set up a room panel?" in "Setting
+    up a Room Panel"). The article is the first retrieved one whose title the question names
+    (an introduction that mentions the subject can rank above the guide itself), else the
+    first article retrieved."""
+    docs = [p for p in passages if p.kind == "doc"]
+    if not docs:
         return passages
     steps = asks_for_steps(question)
-    if not steps and not names_the_title(question, first.title):
+    extra = 0 if steps else 1
+    first = next((p for p in docs if names_the_title(question, p.title, extra)), docs[0])
+    whole = names_the_title(question, first.title, extra)
+    if not steps and not whole:
         return passages  # neither a procedure nor the article's whole subject is asked about
     article_id = first.id.split("#", 1)[0]
     chunks = await store.chunks.for_article(article_id)
     held = "\n".join(p.text for p in passages if p.id.split("#", 1)[0] == article_id)
-    if steps:
-        outline = procedure_outline(question, chunks, held) if chunks else None
-    else:
+    outline = procedure_outline(question, chunks, held) if steps and chunks else None
+    if outline is None and whole:
         outline = article_overview(question, chunks)
     if outline is None:
         return passages

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from app.providers.chat.base import Outline
-from app.search.answer_types import named_terms
+from app.search.answer_types import asks_for_steps, named_terms
 from app.search.text import content_terms, sentences, term_set
 from app.store.models import Chunk
 
@@ -125,32 +125,47 @@ MAX_SECTIONS: Final = 8
 
 
 _LIST_ITEM: Final = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+")
+_LINK: Final = re.compile(r"\[([^\]]+)\]\([^)\s]+\)")  # [text](target) → text
 MAX_ITEMS: Final = 5
+MAX_ITEM_WORDS: Final = 40  # items are joined until about this many words
 
 
 def _first_statement(text: str) -> str:
-    """A section's first sentence; when the section opens with a list, its first
-    `MAX_ITEMS` items joined ("Room Panel: 2 years; Desk Tag: 1 year"): one item of a list of
-    warranty periods would read as the whole answer."""
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    """A section's first sentence; when the section opens with a list, its first items joined
+    ("Room Panel: 2 years; Desk Tag: 1 year"; up to `MAX_ITEMS`, and no more words than
+    `MAX_ITEM_WORDS` after the first): one item of a list of warranty periods would read as the
+    whole answer. Markdown links keep their text."""
+    lines = [
+        _LINK.sub(r"\1", ln)
+        for ln in text.splitlines()
+        if ln.strip() and not ln.lstrip().startswith("#")
+    ]
     if not lines:
         return ""
-    if _LIST_ITEM.match(lines[0]):
-        items: list[str] = []
-        for ln in lines:
-            if not _LIST_ITEM.match(ln):
-                break
-            items.append(_clean(ln).rstrip(".;"))
-        return "; ".join(items[:MAX_ITEMS]) + "."
-    return next((s for ln in lines for s in sentences(_clean(ln))), "")
+    lead = ""
+    if not _LIST_ITEM.match(lines[0]):
+        first = next((s for s in sentences(_clean(lines[0]))), "")
+        if not first.endswith(":") or len(lines) < 2 or not _LIST_ITEM.match(lines[1]):
+            return first or next((s for ln in lines for s in sentences(_clean(ln))), "")
+        lead, lines = first + " ", lines[1:]  # "can be powered in two ways:" and its list
+    items: list[str] = []
+    for ln in lines:
+        if not _LIST_ITEM.match(ln) or len(items) == MAX_ITEMS:
+            break
+        if items and sum(len(i.split()) for i in items) + len(ln.split()) > MAX_ITEM_WORDS:
+            break
+        items.append(_clean(ln).rstrip(".;"))
+    return lead + "; ".join(items) + "."
 
 
-def names_the_title(question: str, title: str) -> bool:
-    """Whether the question names every content term of the article's title and at most one
-    more term besides (the first test of `article_overview`, cheap enough for every turn)."""
+def names_the_title(question: str, title: str, extra: int = 1) -> bool:
+    """Whether the question names every content term of the article's title and at most
+    `extra` more terms besides (the first test of `article_overview`, cheap enough for every
+    turn). A how-to question gets no extra term: "How do I change the battery in a desk tag?"
+    in "Desk Tag batteries" asks for one procedure (changing), not the whole article."""
     named = set(content_terms(title))
     asked = set(content_terms(question))
-    return bool(named) and named <= asked and len(asked - named) <= 1
+    return bool(named) and named <= asked and len(asked - named) <= extra
 
 
 def article_overview(question: str, chunks: Sequence[Chunk]) -> Outline | None:
@@ -163,12 +178,13 @@ def article_overview(question: str, chunks: Sequence[Chunk]) -> Outline | None:
     which the extract answers). The article needs at least `MIN_SECTIONS` sections with text;
     at most `MAX_SECTIONS` are listed, in the article's order. The lead-in before the first
     heading is left out: it introduces the page ("This page describes…") rather than stating
-    the policy. A question for steps is the procedure outline's, never this.
+    the policy. A question for steps gets this only when the article has no numbered steps
+    for the procedure outline (`engine._with_outline` tries that first).
     """
     if not chunks:
         return None
     article = chunks[0].title or chunks[0].breadcrumb.split("›")[0].strip()
-    if not names_the_title(question, article):
+    if not names_the_title(question, article, 0 if asks_for_steps(question) else 1):
         return None
     title = set(content_terms(article))
     asked = set(content_terms(question))

@@ -1032,6 +1032,12 @@ def _only_a_pick(request: GenerationRequest, reading: Reading) -> bool:
 
 
 _LIST_START = re.compile(r"(?:[-*•]|\d{1,2}[.)])\s")  # an answer that opens with a list line
+_NUMBERED_START = re.compile(r"1[.)]\s")  # an answer that opens with a numbered procedure
+
+
+def _overview_of(passages: Sequence[PassageLike]) -> bool:
+    """Whether a passage carries an article's sections in brief (not a procedure's steps)."""
+    return any(getattr(getattr(p, "outline", None), "kind", "") == "overview" for p in passages)
 
 
 def offline_answer(request: GenerationRequest) -> str:
@@ -1081,6 +1087,11 @@ def offline_answer(request: GenerationRequest) -> str:
         )
     ):
         extract = outline_answer(request.passages, ph, request.confidence) if not found else ""
+        if extract and _overview_of(request.passages) and asks_for_steps(question):
+            # a how-to whose article has no numbered steps gets the sections in brief, unless
+            # one section holds the procedure itself ("Pairing a tag" in "Pairing Desk Tags")
+            steps = extract_answer(question, request.passages, reading)
+            extract = steps if _NUMBERED_START.match(steps) else extract
         extract = extract or extract_answer(question, request.passages, reading)
     if not found and not extract:
         return no_answer_reply(request.tool_results, ph)  # what the lookups said, and a person
