@@ -345,3 +345,18 @@ def test_a_broad_how_to_gets_the_guide_its_title_names(api: Api) -> None:
     assert text.startswith("“Setting up a Room Panel” in brief:"), text
     assert "Mounting the panel:" in text and "start with Setting up a Room Panel" not in text
     assert cited_docs(meta) == ["room-panel-setup"], meta["citations"]
+
+
+def test_a_feature_above_the_plan_is_named_with_the_plan_that_covers_it(api: Api) -> None:
+    """Audit logs are an Enterprise article: a Pro customer cannot retrieve it (entitlement is
+    in the index), and answering from what they may see quoted visitor-record retention. The
+    reply says which plan covers it instead, quoting nothing of the article."""
+    text, meta = ask(api, "cus_brightwater", "How long are audit logs kept?")
+    assert "Enterprise plan" in text and "on Pro" in text and "person" in text, text
+    assert "400 days" not in text and "Visitor records" not in text, text
+    assert meta["planNotice"] == "audit-logs" and meta["citations"] == []
+    assert all(not p["id"].startswith("audit-logs") for p in meta["passages"])
+    text, meta = ask(api, None, "How long are audit logs kept?")  # anonymous: sign in
+    assert "Enterprise plan" in text and "sign in" in text, text
+    text, meta = ask(api, "cus_castellan", "How long are audit logs kept?")
+    assert "400 days" in text and meta.get("planNotice") is None, text

@@ -45,6 +45,23 @@ class ArticleRepo:
     async def count(self, filter: dict[str, Any] | None = None) -> int:
         return int(await self._c.count_documents(filter or {}))
 
+    async def titles_beyond(
+        self, audiences: Sequence[str], locale: str
+    ) -> builtins.list[tuple[str, str, str]]:
+        """(slug, title, audience) of the published, unflagged articles in `locale` whose
+        audience is outside `audiences`: only what a plan notice may name (`app.turn.plans`),
+        never a body."""
+        cursor = self._c.find(
+            {
+                "status": "published",
+                "locale": locale,
+                "audience": {"$nin": list(audiences)},
+                "reviewFlags.0": {"$exists": False},
+            },
+            {"_id": 1, "title": 1, "audience": 1},
+        )
+        return [(d["_id"], d.get("title", ""), d.get("audience", "")) async for d in cursor]
+
     async def flagged(self) -> builtins.list[Article]:
         """Articles ingestion flagged for review (e.g. instruction-like text) not yet reviewed."""
         return await self.list({"reviewFlags.0": {"$exists": True}})

@@ -35,7 +35,7 @@ from app.turn.condense import (
     the_open_order,
     with_previous_subject,
 )
-from app.turn.entitlement import normalize_locale
+from app.turn.entitlement import audience_ladder, normalize_locale
 from app.turn.escalate import (
     Decision,
     Reason,
@@ -50,6 +50,7 @@ from app.turn.generate import Answer, stream_answer
 from app.turn.identifiers import Identifiers
 from app.turn.language import detect_language
 from app.turn.outline import article_overview, names_the_title, procedure_outline
+from app.turn.plans import BeyondPlan, lowest_plan, named_article
 from app.turn.retrieve import RetrievalResult, retrieve, with_repairs
 from app.turn.router import asks_about_the_assistant, is_greeting
 from app.turn.tools import SessionTools, ToolResult
@@ -284,6 +285,7 @@ async def _answer(
 
     case_ref: str | None = None
     answer: Answer | None = None
+    plan_notice: str | None = None
 
     async def generate(stream: bool) -> str:
         """The answer from the passages and tool results (streamed to the sink when `stream`)."""
@@ -363,6 +365,14 @@ async def _answer(
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
         text = tenant.text("greeting" if social else "off_topic", locale)
         await sink.delta(text)
+    elif (
+        notice := await _plan_notice(
+            services, cond, retrieval, tool_results, customer, retrieval_locale or locale
+        )
+    ) is not None:
+        plan_notice, text = notice
+        await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
+        await sink.delta(text)
     else:
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
         text = await generate(stream=True)
@@ -399,7 +409,8 @@ async def _answer(
         ],
         invalid_citations=answer.invalid_citations if answer else 0,
         model=answer.model if answer else "rules",
-        off_topic=answer is None and not decision.escalate,
+        off_topic=answer is None and not decision.escalate and plan_notice is None,
+        plan_notice=plan_notice,
         fallback_reason=answer.fallback_reason if answer else None,
         stop_reason=answer.stop_reason if answer else None,
         spend_cap_reached=capped,
@@ -628,6 +639,39 @@ async def _retrieve_in_language(
         " weak: the customer did not name it"
     )
     return replace(second, confidence="weak", confidence_reason=why), used, query
+
+
+async def _plan_notice(
+    services: Services,
+    cond: Condensation,
+    retrieval: RetrievalResult | None,
+    tool_results: Sequence[ToolResult],
+    customer: Customer | None,
+    locale: str,
+) -> tuple[str, str] | None:
+    """(slug, reply) when the turn found nothing strong and the question names an article above
+    the customer's plan (`app.turn.plans`): which plan covers it, and the offer of a person.
+    None otherwise (a strong answer, a found lookup, or no such article)."""
+    if retrieval is None or retrieval.confidence == "strong" or any(r.found for r in tool_results):
+        return None
+    tuning = services.tuning
+    plan = customer.plan if customer else None
+    rows = await services.store.articles.titles_beyond(audience_ladder(plan, tuning), locale)
+    question = f"{cond.standalone_question} {retrieval.original}"
+    added = services.tenant.synonym_table.additions(question)  # "SSO" names "single sign-on"
+    article = named_article(
+        " ".join([question, *added]),
+        [BeyondPlan(slug, title, audience) for slug, title, audience in rows],
+    )
+    needed = lowest_plan(article.audience, tuning.audience_ladder) if article else None
+    if article is None or needed is None:
+        return None
+    tenant = services.tenant
+    values = {"title": article.title, "plan": needed.capitalize()}
+    if customer is None:
+        return article.slug, tenant.text("plan_notice_anonymous", locale, **values)
+    current = (plan or "free").capitalize()
+    return article.slug, tenant.text("plan_notice", locale, current=current, **values)
 
 
 def _plain(text: str) -> str:

@@ -86,6 +86,7 @@ class TurnTrace(_Camel):
     invalid_citations: int = 0
     model: str = "rules"
     off_topic: bool = False
+    plan_notice: str | None = None  # the article above the customer's plan the reply named
     fallback_reason: str | None = None
     stop_reason: str | None = None
     spend_cap_reached: bool = False
