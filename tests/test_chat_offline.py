@@ -730,3 +730,27 @@ def test_a_reported_problem_is_answered_by_the_fix_of_the_ticket_that_reports_it
     # a question about what the product can do is not answered by one case's fix
     text = extract_answer("Can logs be streamed to Gadgetlog?", [STREAM_FIX, STREAM_GUIDE])
     assert "collector token" not in text and "streamed to Gadgetlog" in text, text
+
+
+def test_a_capability_question_is_answered_about_the_thing_not_the_verb() -> None:
+    table = Passage(
+        id="plans#1",
+        doc_id="plans",
+        kind="doc",
+        title="Plans",
+        breadcrumb="Plans › Compare",
+        text=(
+            "| | Free | Pro |\n|---|---|---|\n| Support first response | 3 days | 24 hours |\n"
+            "| Chat app for Slack | ✓ | ✓ |\n| Seats | 10 | 500 |"
+        ),
+    )
+    app = Passage(
+        id="slack#0",
+        doc_id="slack",
+        kind="doc",
+        title="Slack integration",
+        breadcrumb="Slack integration",
+        text="The Slack app lets people book rooms without leaving Slack. Install it from Slack.",
+    )
+    text = extract_answer("Do you support Slack?", [table, app])
+    assert "Slack" in text and "Support first response" not in text, text

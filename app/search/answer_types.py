@@ -102,6 +102,23 @@ def frame_terms(question: str) -> frozenset[str]:
     return _DURATION_FRAME if _HOW_LONG.search(question) else frozenset()
 
 
+# "Do you support Slack?", "Does the kiosk offer badge printing?": the verb after the auxiliary
+# asks whether a capability exists; the thing named after it is what the answer must be about
+_CAPABILITY = re.compile(
+    r"^\W*(?:do|does|can|will|is|are)\b[^?.!]*?\b(support|supports|offer|offers|integrate|"
+    r"integrates|work\s+with|works\s+with)\b",
+    re.IGNORECASE,
+)
+
+
+def capability_terms(question: str) -> frozenset[str]:
+    """The content terms of a capability question's verb ("support" in "Do you support
+    Slack?"), which say only that a yes/no about a feature is asked; empty otherwise. A noun
+    use stays ("Do you offer phone support?" frames "offer", not "support")."""
+    m = _CAPABILITY.search(question)
+    return frozenset(content_terms(m.group(1))) if m else frozenset()
+
+
 def subject_terms(question: str) -> list[str]:
     """The question's content terms without those that only frame the answer type
     (`frame_terms`); all of them when nothing else is left."""

@@ -437,6 +437,11 @@ async def _retrieve(
         )
         floor = citation_floor(bands) if bands else 0.0
         passages = [p for p in passages if (p.rerank_score or 0.0) >= floor]
+    elif conf.band == "weak":
+        # a hedged answer says what the passages cover: not a passage the reranker all but
+        # discarded (a webhooks sentence under an order question at 0.05); the best one stays
+        low = tuning.weak_passage_floor
+        passages = [p for i, p in enumerate(passages) if i == 0 or (p.rerank_score or 0.0) >= low]
     return replace(
         staged,
         passages=tuple(passages),

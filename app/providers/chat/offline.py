@@ -46,6 +46,7 @@ from app.search.answer_types import (
     asked_types,
     asks_for_members,
     asks_for_steps,
+    capability_terms,
     frame_terms,
     named_terms,
     shows_type,
@@ -717,6 +718,9 @@ def extract_answer(
     one, its follower when that continues it, then others that score nearly as well (see
     `MAX_SENTENCES`), in document order."""
     wanted = terms(question, reading)
+    # "Do you support Slack?": the verb asks whether; the Slack sentence answers, not a row
+    # that happens to start with "Support"
+    wanted = wanted - terms(" ".join(capability_terms(question)), reading) or wanted
     framed: frozenset[str] = frozenset()
     if frame_terms(question):  # "how long ... take": the duration type says it (weight below)
         framed = frozenset(terms(DURATION_FRAME_WORDS, reading) & wanted)
