@@ -592,7 +592,8 @@ async def _retrieve_in_language(
     unanswerable), and 2 answerable and 1 unanswerable on the report part (strong on
     unanswerable 6 → 7 of 57): a carried topic is right less often than the model's strong
     band, so it does not get to be strong. Variants measured on the tune part and not kept:
-    retrying from `none` as well (one unanswerable case none → strong); reranking the second
+    retrying from `none` as well (one unanswerable case none → strong; capped at weak, the
+    same case none → weak and no answerable case gained); reranking the second
     search against the message as written (the band came from the carried question while the
     other topic's passage stayed first: visitor records for audit log entries); carrying into a
     message that names its own subject ("more details of E. E. Cummings": F1 0.577 → 0.310).
