@@ -285,3 +285,20 @@ async def test_a_table_is_also_read_row_by_row() -> None:
     assert on[0].sem == pytest.approx(max(off[0].sem, best_row))
     assert on[0].sem > off[0].sem  # the price row says more about the price than the whole page
     assert on[1].sem == off[1].sem  # a passage without a table is read as before
+
+
+async def test_the_offline_reranker_matches_german_words_after_german_stemming() -> None:
+    """ "Wo finde ich meine Rechnung?" covers "Rechnungen finden" once both sides are stemmed
+    as German; the English suffix rules kept "rechnung" and "rechnungen" apart."""
+    from app.providers.rerank.offline import OfflineReranker
+
+    reranker = OfflineReranker(None)  # the lexical features alone
+    found, other = await reranker.features(
+        "Wo finde ich meine Rechnung?",
+        [
+            "Rechnungen finden\nÖffnen Sie Abrechnung → Rechnungen.",
+            "Firmendaten\nDer Name steht oben.",
+        ],
+    )
+    assert found.coverage == 1.0 and found.title == 1.0
+    assert other.coverage == 0.0

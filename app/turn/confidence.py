@@ -54,7 +54,7 @@ import numpy as np
 from app.search.answer_types import asked_types, named_terms, shows_type, subject_terms
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
 from app.search.text import is_code, term_set
-from app.words import STEMMERS
+from app.words import STEMMERS, STOPWORDS
 from tuning import AnswerabilityModel, ConfidenceBands, Tuning
 
 Band = Literal["strong", "weak", "none"]
@@ -132,7 +132,8 @@ def sentence_match(
     stem = STEMMERS.get(language)
     terms = subject_terms(question)
     if stem is not None:
-        terms = list(dict.fromkeys(stem(t) for t in terms))
+        stop = STOPWORDS[language]  # "wo", "ich", "meine" are no topic
+        terms = list(dict.fromkeys(stem(t) for t in terms if t not in stop)) or terms
     best = -1.0
     for c, cosine in zip(candidates, cosines, strict=True):
         covered = term_set(c.text) | term_set(c.heading)

@@ -37,7 +37,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +48,8 @@ from app.providers.rerank.base import clamp01
 from app.search.answer_types import asked_types, shows_type, subject_terms
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
 from app.search.text import is_code, table_blocks, table_rows, term_set
+from app.turn.language import detect_language
+from app.words import STEMMERS, STOPWORDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,14 +109,20 @@ def lexical_features(
     passage: str,
     code_weight: float = 2.0,
     synonyms: SynonymTable = EMPTY,
+    stem: Callable[[str], str] | None = None,
 ) -> tuple[float, float, float, float]:
     """(coverage, title, code_hit, code_miss) of a passage for a question's content terms; a
-    term counts as present when the passage writes it or a synonym of it (`synonyms`)."""
+    term counts as present when the passage writes it or a synonym of it (`synonyms`). With
+    `stem` (a German or French question, see `OfflineReranker.features`) the passage's terms
+    are compared after that language's light stemming too, as the question's already are."""
     if not query_terms:
         return 0.0, 0.0, 0.0, 0.0
     heading, _ = split_passage(passage)
     present = term_set(passage) | covered_terms(passage, synonyms)
     in_heading = term_set(heading) | covered_terms(heading, synonyms)
+    if stem is not None:
+        present |= {stem(t) for t in present}
+        in_heading |= {stem(t) for t in in_heading}
     w = {t: (code_weight if is_code(t) else 1.0) for t in query_terms}
     coverage = sum(w[t] for t in query_terms if t in present) / sum(w.values())
     title = sum(1 for t in query_terms if t in in_heading) / len(query_terms)
@@ -255,13 +263,20 @@ class OfflineReranker:
                 hvecs = await self._passage_vectors(headings, [None] * len(headings), len(qvec))
                 heading_sems = list(_cosines(qvec, hvecs))
         terms = subject_terms(query)  # "how long … take": the duration type speaks for those
+        # a German or French question is matched after its language's light stemming as well
+        # ("Rechnung" covers "Rechnungen", "finde" covers "finden"); English as before
+        language = detect_language(query) or "en"
+        stem = STEMMERS.get(language)
+        if stem is not None:
+            stop = STOPWORDS[language]  # "wo", "ich", "meine" are no topic
+            terms = list(dict.fromkeys(stem(t) for t in terms if t not in stop)) or terms
         asked = asked_types(query)
         shows = [[shows_type(k, text) for k in asked] for text in texts]
         rarity = _rarity(shows, self.weights.answer_type_rarity)
         out = []
         for sem, hsem, text, shown_by in zip(sems, heading_sems, texts, shows, strict=True):
             cov, title, hit, miss = lexical_features(
-                terms, text, self.weights.code_weight, self.synonyms
+                terms, text, self.weights.code_weight, self.synonyms, stem
             )
             shown = (
                 sum(r for r, s in zip(rarity, shown_by, strict=True) if s) / len(asked)
