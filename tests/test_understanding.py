@@ -443,6 +443,22 @@ def test_a_german_question_is_answered_from_the_german_article(api: Api) -> None
     assert "Touchdisplay" not in content, content  # the setup article's introduction
     cited = {c["docId"] for c in meta["citations"]}
     assert cited == {"raumpanel-led-statuscodes"}, meta["citations"]
+    # German words matched as German (stemmed, German stop words left out): the LED article
+    # ranks first, and steps the German article spells out are answered with confidence
+    assert meta["passages"][0]["docId"] == "raumpanel-led-statuscodes", meta["passages"]
+    meta = _meta(api.send(h, conv, "Wie wechsle ich die Batterie im Desk Tag?"))
+    assert meta["confidence"] == "strong", meta.get("confidenceReason")
+    assert meta["passages"][0]["docId"] == "desk-tag-batterie-wechseln", meta["passages"]
+
+
+def test_a_german_answer_the_article_states_is_found(api: Api) -> None:
+    h = api.session("cus_sonnenkorn")
+    conv = api.conversation(h)
+    out = api.send(h, conv, "Kann ich per Überweisung bezahlen?")
+    meta = _meta(out)
+    assert meta["confidence"] != "none", meta.get("confidenceReason")
+    assert meta["passages"][0]["docId"] == "rechnungen-und-umsatzsteuer", meta["passages"]
+    assert "Überweisung" in out["reply"]["content"], out["reply"]["content"]
 
 
 @pytest.mark.parametrize(
