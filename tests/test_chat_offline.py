@@ -598,7 +598,9 @@ async def test_a_list_answer_starts_on_its_own_line_after_the_lookups_and_the_he
         request(question, [after_cancel], [NO_ORDER], confidence="weak")
     )
     lines = reply.text.split("\n")
-    assert lines[0].endswith("I don't see an order ORD-9999 on your account."), reply.text
+    # the lookup's own facts first, then what the article says, introduced as the article's
+    assert lines[0].startswith("I don't see an order ORD-9999 on your account."), reply.text
+    assert lines[0].endswith("This is what I found in “Cancelling”:"), reply.text
     assert lines[1].startswith("- Paid features stay active"), reply.text
     hedged = await OfflineChatModel().generate(request(question, [after_cancel], confidence="weak"))
     first, _, rest = hedged.text.partition("\n")

@@ -1099,9 +1099,7 @@ def offline_answer(request: GenerationRequest) -> str:
         extract = extract or extract_answer(question, request.passages, reading)
     if not found and not extract:
         return no_answer_reply(request.tool_results, ph)  # what the lookups said, and a person
-    # a list starts on its own line, also after the lookups' sentences
-    joiner = "\n" if facts and _LIST_START.match(extract) else " "
-    text = joiner.join(p for p in (" ".join(facts), extract) if p)
+    body = extract
     if extract:
         missing = missing_names(
             request.question or request.original,
@@ -1110,7 +1108,7 @@ def offline_answer(request: GenerationRequest) -> str:
             language=request.locale,
         )
         if missing:  # say what is not covered rather than let the extract pass for an answer
-            text += " " + phrase(
+            body += " " + phrase(
                 ph, "missing_names", "The articles I found don't mention {names}.",
                 names=_join(missing, phrase(ph, "or", " or ")),
             )  # fmt: skip
@@ -1123,14 +1121,16 @@ def offline_answer(request: GenerationRequest) -> str:
                 if 0 < n <= len(request.passages) and request.passages[n - 1].title
             )
         )
-        if cited:
-            text = phrase(
+        if cited:  # what the passages say is introduced as theirs; the lookups' facts are ours
+            body = phrase(
                 ph, "found_in", "This is what I found in {titles}: {text}",
                 titles=_join([f"“{t}”" for t in cited], phrase(ph, "or", " or ")),
-                text="\n" + text if _LIST_START.match(text) else text,
+                text="\n" + body if _LIST_START.match(body) else body,
             ).replace(" \n", "\n")  # fmt: skip
-        text += " " + phrase(ph, "weak_hedge", WEAK_HEDGE)
-    return text
+        body += " " + phrase(ph, "weak_hedge", WEAK_HEDGE)
+    # a list starts on its own line, also after the lookups' sentences
+    joiner = "\n" if facts and _LIST_START.match(body) else " "
+    return joiner.join(p for p in (" ".join(facts), body) if p)
 
 
 def outline_answer(
