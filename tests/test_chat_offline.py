@@ -192,7 +192,11 @@ async def test_a_strong_passage_follows_an_order_nobody_named() -> None:
     weak = await OfflineChatModel().generate(
         request(question, [WEBHOOKS], [SUBSCRIPTION], confidence="weak")
     )
-    assert "renews" in weak.text  # without a strong passage the lookup is what there is
+    assert "renews" not in weak.text and "[1]" in weak.text  # a weak passage still speaks to it
+    none = await OfflineChatModel().generate(
+        request(question, [WEBHOOKS], [SUBSCRIPTION], confidence="none")
+    )
+    assert "renews" in none.text  # when no passage does, the lookup is what there is
 
 
 async def test_not_found_tool_result_is_said_honestly() -> None:

@@ -103,10 +103,11 @@ def frame_terms(question: str) -> frozenset[str]:
 
 
 # "Do you support Slack?", "Does the kiosk offer badge printing?": the verb after the auxiliary
-# asks whether a capability exists; the thing named after it is what the answer must be about
+# asks whether a capability exists; the thing named after it is what the answer must be about.
+# Not "work with": the answer usually repeats that verb ("They work on wired Ethernet or Wi-Fi")
 _CAPABILITY = re.compile(
     r"^\W*(?:do|does|can|will|is|are)\b[^?.!]*?\b(support|supports|offer|offers|integrate|"
-    r"integrates|work\s+with|works\s+with)\b",
+    r"integrates)\b",
     re.IGNORECASE,
 )
 

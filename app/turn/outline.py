@@ -188,6 +188,9 @@ def article_overview(question: str, chunks: Sequence[Chunk]) -> Outline | None:
         return None
     title = set(content_terms(article))
     asked = set(content_terms(question))
+    # a how-to reads the guide's top-level sections ("Planning the installation"), a policy
+    # question each rule ("Annual plans"): a guide's troubleshooting sub-sections are no steps
+    top_level = asks_for_steps(question)
     headings: set[str] = set()
     firsts: dict[str, str] = {}
     order: list[str] = []
@@ -196,7 +199,7 @@ def article_overview(question: str, chunks: Sequence[Chunk]) -> Outline | None:
         if len(parts) < 2:
             continue
         headings |= term_set(" ".join(parts[1:]))
-        label = parts[-1]
+        label = parts[1] if top_level else parts[-1]
         if label in firsts or getattr(c, "kind", "prose") == "table":
             continue
         first = _first_statement(c.text)

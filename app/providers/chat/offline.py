@@ -1064,7 +1064,7 @@ def offline_answer(request: GenerationRequest) -> str:
     question = f"{request.original} {request.question}".strip()
     reading = Reading.of(request.locale, request.product_names, request.synonyms)
     if found and _beside_the_point(request, facts, question, reading):
-        facts, found = [], False  # the strong passages answer; the account's facts do not
+        facts, found = [], False  # the passages answer; the account's facts do not
     extract = ""
     # A lookup that found something is the answer. After an order's facts (status, carrier,
     # items) a strong passage is added too, unless the customer named the order: the facts never
@@ -1169,13 +1169,15 @@ def outline_answer(
 def _beside_the_point(
     request: GenerationRequest, facts: Sequence[str], question: str, reading: Reading
 ) -> bool:
-    """A subscription lookup whose facts share no word with the question, next to strong
-    passages: "which events can I subscribe to?" is near the subscription examples by its verb
+    """A subscription lookup whose facts share no word with the question, next to passages that
+    speak to it (strong or weak): "which events can I subscribe to?" is near the subscription
+    examples by its verb
     and is looked up, but the plan, seats and renewal date say nothing about webhook events,
     and the passages do. A lookup that shares a word ("when does my subscription renew?": the
-    renewal date) answers, and order and case lookups always do (the customer named them)."""
+    renewal date) answers, and so does any lookup when no passage does (confidence none);
+    order and case lookups always answer (the customer named them)."""
     used = [r for r in request.tool_results if r.ok and r.found]
-    if request.confidence != "strong" or not request.passages or not used:
+    if request.confidence == "none" or not request.passages or not used:
         return False
     if any(r.tool != "lookupSubscription" for r in used):
         return False
