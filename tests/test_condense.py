@@ -725,3 +725,20 @@ def test_a_follow_up_is_searched_again_with_the_previous_subject() -> None:
     named = with_previous_subject("are audit logs exported?", "How long are audit logs kept?")
     assert named is None
     assert with_previous_subject("Tell me about Lisbon.", "What is the capital of Spain?") is None
+
+
+def test_a_new_quality_of_the_same_thing_and_a_bare_how_many() -> None:
+    asked = "What does a red light on the gadget mean?"
+    assert resolve_followup("and a purple one?", asked) == (
+        "What does a purple light on the gadget mean?",
+        "one",
+    )
+    assert resolve_followup("and an amber one?", asked).text.startswith("What does an amber light")
+    assert resolve_followup("how many can I have?", "How do I create a widget key?") == (
+        "how many widget keys can I have?",
+        "quantity",
+    )
+    # a pronoun after "how many" is the pronoun rule's; "one" with nothing to swap stays
+    held = resolve_followup("how many does it hold?", "How do I mount the gizmo?")
+    assert held.rule != "quantity"
+    assert resolve_followup("and a purple one?", "How do I reset it?").rule is None

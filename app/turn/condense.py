@@ -551,6 +551,59 @@ MAX_CONDITION_WORDS: Final = 6  # a longer "what if …" brings a topic of its o
 MAX_LOOKBACK_QUESTIONS: Final = 3  # a subject older than this is no longer "the" subject
 
 
+# "and a purple one?", "what about the blue one?": the quality changes, the thing stays
+_ONE_ANAPHOR = re.compile(
+    r"^(?:(?:and|or|but|what about|how about)[\s,]+)?(?:a|an|the)\s+(?P<mod>[^\W\d_][\w-]*)"
+    r"\s+one[\s?.!]*$",
+    re.IGNORECASE,
+)
+# "a red light", "the blue button": a determiner, one modifier, the noun
+_MODIFIED = re.compile(
+    r"\b(?P<det>a|an|the)\s+(?P<mod>[^\W\d_][\w-]*)\s+(?P<noun>[^\W\d_]\w*)\b", re.I
+)
+# "how many can I have?" with no noun after "many" (a pronoun after it, "how many does it
+# hold?", is the pronoun rule's)
+_BARE_QUANTITY = re.compile(
+    r"^(?:(?:and|but|so|ok(?:ay)?)[\s,]+)?how\s+(?P<q>many)(?=\s+(?:can|could|do|does|did|"
+    r"is|are|will|would|should|may|might)\b)",
+    re.IGNORECASE,
+)
+
+
+def _swap_modifier(previous: str, modifier: str) -> str | None:
+    """`previous` with the modifier of its first "a/an/the <modifier> <noun>" replaced (the
+    article fitted to the new word); None when it has none, or the modifier is already it."""
+    for m in _MODIFIED.finditer(previous):
+        mod, noun = m.group("mod"), m.group("noun")
+        if mod.lower() in _STOP or noun.lower() in _STOP or mod.lower() == modifier.lower():
+            continue
+        det = m.group("det")
+        if det.lower() in {"a", "an"}:
+            det = "an" if modifier[:1].lower() in "aeiou" else "a"
+            det = det.capitalize() if m.group("det")[:1].isupper() else det
+        return f"{previous[: m.start()]}{det} {modifier} {noun}{previous[m.end() :]}"
+    return None
+
+
+def _bare(phrase: str) -> str:
+    """A noun phrase without its determiner ("an API key" → "API key")."""
+    return re.sub(r"^(?:a|an|the|this|that|these|those|my|our|your)\s+", "", phrase, flags=re.I)
+
+
+def _pluralise(noun: str) -> str:
+    """An English plural of a phrase's last word, for "how many …" ("API key" → "API keys")."""
+    head, _, last = noun.rpartition(" ")
+    if last.endswith("s") or not last[:1].isalpha():
+        plural = last
+    elif last.endswith("y") and last[-2:-1].lower() not in "aeiou":
+        plural = last[:-1] + "ies"
+    elif last.endswith(("ch", "sh", "x", "z")):
+        plural = last + "es"
+    else:
+        plural = last + "s"
+    return f"{head} {plural}".strip()
+
+
 class Rewrite(NamedTuple):
     text: str
     rule: str | None  # which resolution fired; None = message left as written
@@ -579,6 +632,25 @@ def resolve_followup(
         if s
     ]
     subject = subjects[0] if subjects else None
+
+    one = _ONE_ANAPHOR.match(text)
+    if one is not None:
+        # "and a purple one?" after "What does a red light on the panel mean?": the same
+        # question about the thing with the new quality ("a purple light")
+        swapped = _swap_modifier(previous, one.group("mod"))
+        if swapped is not None:
+            return Rewrite(swapped, "one")
+
+    many = _BARE_QUANTITY.match(text)
+    if (
+        many is not None
+        and subject is not None
+        and subject.lower() not in text.lower()
+        and _pronoun_at(text) is None
+    ):
+        # "how many can I have?" after "How do I create an API key?": of the thing just named
+        noun = _pluralise(_bare(subject))
+        return Rewrite(f"{text[: many.end('q')]} {noun}{text[many.end('q') :]}", "quantity")
 
     for pattern in _ELLIPSIS:
         m = pattern.match(text)
