@@ -23,7 +23,7 @@ _WORD: Final = re.compile(r"[^\W_]+(?:[_-][^\W_]+)*")
 
 
 def _is_name(word: str) -> bool:
-    """An acronym or a code in a title ("SCIM", "AUTH_302", "HL-RP10"), not a capitalised word."""
+    """An acronym or a code in a title ("SCIM", "AUTH_302", "AB-XY10"), not a capitalised word."""
     return (len(word) > 1 and word.isupper()) or any(c.isdigit() for c in word)
 
 
