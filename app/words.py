@@ -11,7 +11,7 @@ words: "hat keine IP-Adresse" and "hat eine IP-Adresse" are different sentences.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final
 
 STOPWORDS: Final[dict[str, frozenset[str]]] = {
@@ -68,3 +68,17 @@ def _stripper(endings: tuple[str, ...]) -> Callable[[str], str]:
 STEMMERS: Final[dict[str, Callable[[str], str]]] = {
     lang: _stripper(endings) for lang, endings in _ENDINGS.items()
 }
+
+
+def fold_terms(
+    terms: Sequence[str], language: str
+) -> tuple[list[str], Callable[[str], str] | None]:
+    """A question's content terms read in `language`: for German and French, stemmed by that
+    language's light rules with its stop words left out ("wo", "ich", "meine" are no topic;
+    "Rechnungen" and "Rechnung" meet), and the stemmer to apply to the passage's terms; for any
+    other language the terms unchanged and None (English is stemmed upstream already)."""
+    stem = STEMMERS.get(language)
+    if stem is None:
+        return list(terms), None
+    stop = STOPWORDS[language]
+    return list(dict.fromkeys(stem(t) for t in terms if t not in stop)) or list(terms), stem

@@ -54,7 +54,7 @@ import numpy as np
 from app.search.answer_types import asked_types, named_terms, shows_type, subject_terms
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
 from app.search.text import is_code, term_set
-from app.words import STEMMERS, STOPWORDS
+from app.words import fold_terms
 from tuning import AnswerabilityModel, ConfidenceBands, Tuning
 
 Band = Literal["strong", "weak", "none"]
@@ -85,6 +85,12 @@ def _plain(text: str) -> str:
     return " ".join(text.split()).lower().strip(" ?.!")
 
 
+def left_as_written(question: str, message: str) -> bool:
+    """Whether the condenser's standalone question is the customer's message itself (case,
+    spacing and end punctuation aside): a follow-up it did not rewrite."""
+    return _plain(question) == _plain(message)
+
+
 def context_query(question: str, message: str, previous_message: str, max_words: int) -> str | None:
     """The standalone question read after the customer's previous message (its last
     `max_words` words), for the `sentence` feature's second cosine — only when the condenser
@@ -94,7 +100,7 @@ def context_query(question: str, message: str, previous_message: str, max_words:
     when there is no previous message."""
     words = previous_message.split()[-max_words:] if max_words > 0 else []
     prior = " ".join(words)
-    if not prior or not _plain(question) or _plain(question) != _plain(message):
+    if not prior or not _plain(question) or not left_as_written(question, message):
         return None
     return f"{prior} {question.strip()}"
 
@@ -129,11 +135,7 @@ def sentence_match(
     cosines = _cosines(m, question_vector)
     if context_vector is not None and len(context_vector) == len(question_vector):
         cosines = np.maximum(cosines, _cosines(m, context_vector))
-    stem = STEMMERS.get(language)
-    terms = subject_terms(question)
-    if stem is not None:
-        stop = STOPWORDS[language]  # "wo", "ich", "meine" are no topic
-        terms = list(dict.fromkeys(stem(t) for t in terms if t not in stop)) or terms
+    terms, stem = fold_terms(subject_terms(question), language)
     best = -1.0
     for c, cosine in zip(candidates, cosines, strict=True):
         covered = term_set(c.text) | term_set(c.heading)

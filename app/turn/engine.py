@@ -35,6 +35,7 @@ from app.turn.condense import (
     the_open_order,
     with_previous_subject,
 )
+from app.turn.confidence import left_as_written
 from app.turn.entitlement import audience_ladder, normalize_locale
 from app.turn.escalate import (
     Decision,
@@ -625,7 +626,7 @@ async def _retrieve_in_language(
         return result, used
 
     first, first_locale = await search(original, condensed)
-    if first.confidence != "weak" or _plain(condensed) != _plain(original):
+    if first.confidence != "weak" or not left_as_written(condensed, original):
         return first, first_locale, None
     query = with_previous_subject(condensed, previous_message, services.router.vocabulary.ids)
     if query is None:
@@ -673,10 +674,6 @@ async def _plan_notice(
         return article.slug, tenant.text("plan_notice_anonymous", locale, **values)
     current = (plan or "free").capitalize()
     return article.slug, tenant.text("plan_notice", locale, current=current, **values)
-
-
-def _plain(text: str) -> str:
-    return " ".join(text.lower().split()).strip(" ?.!")
 
 
 async def _run_tools(tools: SessionTools, cond: Condensation, ids: Identifiers) -> list[ToolResult]:

@@ -184,13 +184,13 @@ def article_overview(question: str, chunks: Sequence[Chunk]) -> Outline | None:
     if not chunks:
         return None
     article = chunks[0].title or chunks[0].breadcrumb.split("›")[0].strip()
-    if not names_the_title(question, article, 0 if asks_for_steps(question) else 1):
-        return None
-    title = set(content_terms(article))
-    asked = set(content_terms(question))
     # a how-to reads the guide's top-level sections ("Planning the installation"), a policy
     # question each rule ("Annual plans"): a guide's troubleshooting sub-sections are no steps
     top_level = asks_for_steps(question)
+    if not names_the_title(question, article, 0 if top_level else 1):
+        return None
+    title = set(content_terms(article))
+    asked = set(content_terms(question))
     headings: set[str] = set()
     firsts: dict[str, str] = {}
     order: list[str] = []

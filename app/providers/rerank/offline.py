@@ -49,7 +49,7 @@ from app.search.answer_types import asked_types, shows_type, subject_terms
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
 from app.search.text import is_code, table_blocks, table_rows, term_set
 from app.turn.language import detect_language
-from app.words import STEMMERS, STOPWORDS
+from app.words import fold_terms
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,11 +265,7 @@ class OfflineReranker:
         terms = subject_terms(query)  # "how long … take": the duration type speaks for those
         # a German or French question is matched after its language's light stemming as well
         # ("Rechnung" covers "Rechnungen", "finde" covers "finden"); English as before
-        language = detect_language(query) or "en"
-        stem = STEMMERS.get(language)
-        if stem is not None:
-            stop = STOPWORDS[language]  # "wo", "ich", "meine" are no topic
-            terms = list(dict.fromkeys(stem(t) for t in terms if t not in stop)) or terms
+        terms, stem = fold_terms(terms, detect_language(query) or "en")
         asked = asked_types(query)
         shows = [[shows_type(k, text) for k in asked] for text in texts]
         rarity = _rarity(shows, self.weights.answer_type_rarity)
