@@ -760,3 +760,14 @@ def test_a_capability_question_is_answered_about_the_thing_not_the_verb() -> Non
     )
     text = extract_answer("Do you support Slack?", [table, app])
     assert "Slack" in text and "Support first response" not in text, text
+
+
+def test_a_lead_in_keeps_the_code_it_introduces_for_a_question_about_the_outcome() -> None:
+    # "what happens when …": the response the page shows after "the API returns:" is the
+    # answer; without it the lead-in was dropped as dangling and only side sentences remained
+    text = extract_answer("What happens when a key goes over its rate limit?", [RATE_LIMITS])
+    assert text.startswith("When a key goes over its rate limit, the API returns:"), text
+    assert "`HTTP/1.1 429 Too Many Requests`" in text, text
+    assert "`HTTP/1.1 429 Too Many Requests`." not in text  # a line of code takes no full stop
+    # a question for a value still gets the prose, not the code
+    assert "HTTP/1.1" not in extract_answer("What is the API rate limit per key?", [RATE_LIMITS])

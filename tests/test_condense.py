@@ -35,6 +35,7 @@ from app.turn.condense import (
     with_previous_subject,
     with_topic,
 )
+from app.turn.identifiers import Vocabulary
 from app.turn.router import Router
 
 SEED_TENANT = load_tenant(_Path(__file__).resolve().parent.parent / "seed")
@@ -742,3 +743,32 @@ def test_a_new_quality_of_the_same_thing_and_a_bare_how_many() -> None:
     held = resolve_followup("how many does it hold?", "How do I mount the gizmo?")
     assert held.rule != "quantity"
     assert resolve_followup("and a purple one?", "How do I reset it?").rule is None
+
+
+@pytest.mark.parametrize(
+    ("earlier", "message", "expected"),
+    [
+        # the tenant's product is what the question is about, not the feature it asks after
+        (
+            "Does the room panel support PoE?",
+            "what wifi bands does it use?",
+            "what wifi bands does the room panel use?",
+        ),
+        (
+            "Can the Visitor Kiosk print badges?",
+            "does it need PoE?",
+            "does the Visitor Kiosk need PoE?",
+        ),
+        # a phrase that continues past the product keeps its head noun
+        (
+            "Is the room panel firmware up to date?",
+            "how do I update it?",
+            "how do I update the room panel firmware?",
+        ),
+    ],
+)
+def test_a_named_product_is_the_subject_a_pronoun_refers_to(
+    earlier: str, message: str, expected: str
+) -> None:
+    vocab = Vocabulary.of(SEED_TENANT)
+    assert resolve_followup(message, [earlier], vocab).text == expected

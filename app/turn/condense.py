@@ -297,15 +297,23 @@ def _a_thing(phrase: str) -> bool:
 def subject_of(question: str, ids: Identifiers | None = None) -> str | None:
     """The main thing a question is about, in the customer's own words, or None.
 
-    Identifiers first, then a determiner phrase containing a proper name ('the Room Panel'),
-    then the longest proper name, then the first determiner phrase. Nothing else: a wrong
-    subject is worse than an unresolved pronoun.
+    Identifiers first, then the first of the tenant's products the question names (as written,
+    with its determiner: "Does the room panel support PoE?" is about the panel, not PoE), then a
+    determiner phrase containing a proper name ('the Room Panel'), then the longest proper name,
+    then the first determiner phrase. Nothing else: a wrong subject is worse than an unresolved
+    pronoun.
     """
+    ids = ids or generic_identifiers()
     idents = find_identifiers(question, ids)
     if idents:
         return idents[0]
-    entities = entity_spans(question)
     phrases = [p for p in _noun_phrases(question) if _a_thing(p)]
+    products = ids.product_spans(question)
+    if products:
+        start, end, _ = products[0]
+        named = question[start:end]
+        return next((_definite(p) for p in phrases if named in p), named)
+    entities = entity_spans(question)
     for phrase in phrases:
         if any(e in phrase for e in entities):
             return _definite(phrase)
@@ -847,7 +855,7 @@ _COMMON_VERBS: Final = frozenset(
             handle cause prevent treat define design mean cost found exist belong depend contain
             involve affect apply explain describe choose deal join return start end finish check
             enter receive produce replace share save fix help arrive fail crash freeze load
-            blink flash respond sync"""
+            blink flash respond sync print"""
         )
         for form in _verb_forms(base)
     }

@@ -87,6 +87,7 @@ MAX_ANSWER_WORDS = 110
 MAX_TABLE_ROWS = 8  # a whole table is quoted only when it is short enough to read in a chat
 _SUPPORT_RATIO = 0.3
 _SAME_SENTENCE = 0.8  # share of a sentence's terms already said by a chosen one: a repeat
+MAX_CODE_LINES = 3  # lines of a code block quoted after the lead-in that introduces it
 MAX_STEPS = 6  # a procedure is quoted whole up to this many steps: half a procedure misleads
 _RANK_DECAY = 0.35  # passage i (0-based) weighs 1 / (1 + 0.35 i): the reranker's order counts
 _SECTION_WEIGHT = 1.0  # question terms in the sentence's own section heading
@@ -611,8 +612,8 @@ def _render(chosen: Sequence[_Sentence]) -> str:
         text = _strip_joiner(s.text) if s.list_item else s.text
         if last_of_run:
             text = _with_citation(text, s.passage + 1)
-        elif s.list_item and _is_fragment(s.text):
-            pass  # one line of a list that reads as one sentence: no period after each piece
+        elif s.list_item and (s.code or _is_fragment(s.text)):
+            pass  # a line of code, or one line of a list that reads as one sentence: no period
         elif text[-1:] not in ".!?:":
             text = text.rstrip(";,") + "."
         if s.list_item:
@@ -691,6 +692,32 @@ def _reads_as_sentence(s: _Sentence) -> bool:
     words with no full stop is a table or an infobox flattened to text (the best sentence may
     still be one, when it is what matches the question)."""
     return bool(_CLOSED.search(s.text)) or len(s.text.split()) <= _RUN_ON_WORDS
+
+
+# "what happens when I exceed it?", "what does the API return?": the answer may be what a page
+# shows in a code block (a response, an error body) after the line that leads into it (en data)
+_ASKS_OUTCOME = re.compile(
+    r"\bwhat\s+(?:happens|will happen|would happen|do(?:es)?\s+(?:\w+\s+){1,3}?"
+    r"(?:get|see|receive|return|respond|send|show)s?)\b|\bwhat\s+(?:is|gets)\s+returned\b",
+    re.IGNORECASE,
+)
+
+
+def _shown_code(lead: _Sentence, sentences: Sequence[_Sentence]) -> list[_Sentence]:
+    """The code lines a lead-in introduces ("When you exceed the limit, the API returns:" and
+    the response it shows), as list items in backticks, up to `MAX_CODE_LINES`; nothing when
+    `lead` is no lead-in or no code follows it. Without them the best sentence of such a
+    section is dropped as a dangling lead-in, and the answer keeps only what supported it."""
+    if not lead.text.endswith(":"):
+        return []
+    lines: list[_Sentence] = []
+    for s in sentences:
+        if s.passage != lead.passage or s.index <= lead.index:
+            continue
+        if not s.code or s.index != lead.index + 1 + len(lines):
+            break
+        lines.append(dataclasses.replace(s, text=f"`{s.text.strip('`')}`", list_item=True))
+    return lines[:MAX_CODE_LINES]
 
 
 def _closing(last: _Sentence, sentences: Sequence[_Sentence]) -> list[_Sentence]:
@@ -981,8 +1008,15 @@ def extract_answer(
                 chosen.extend(table)  # the table it belongs to, not one row of it
                 break
             chosen.append(s)
-    chosen = [s for s in chosen if not s.text.endswith(":")] or [best]  # no dangling lead-ins
+    shows_code = names_code or _ASKS_OUTCOME.search(question) is not None
+    shown = _shown_code(best, sentences) if best in chosen and shows_code else []
+    chosen = [s for s in chosen if not s.text.endswith(":") or (shown and s is best)] or [
+        best
+    ]  # no dangling lead-ins: a lead-in stays only with the code it introduces
     chosen.sort(key=lambda s: (s.passage, s.index))
+    if shown:
+        at = chosen.index(best) + 1
+        chosen[at:at] = shown
     if subject:
         chosen = _headed(chosen, asked)
     return _render(chosen)
