@@ -772,3 +772,31 @@ def test_a_named_product_is_the_subject_a_pronoun_refers_to(
 ) -> None:
     vocab = Vocabulary.of(SEED_TENANT)
     assert resolve_followup(message, [earlier], vocab).text == expected
+
+
+@pytest.mark.parametrize(
+    ("earlier", "message", "expected"),
+    [
+        # a mishap after a how-to: what to do when it happens, about the same subject
+        (
+            "How do I turn on two-factor authentication?",
+            "what if I lose my phone?",
+            "what if I lose my phone regarding two-factor authentication?",
+        ),
+        # a circumstance after a question that is no how-to: the same question under it
+        (
+            "When does my subscription renew?",
+            "what if we pay annually?",
+            "When does my subscription renew if we pay annually?",
+        ),
+        (
+            "How do I change my password?",
+            "and if I use SSO?",
+            "How do I change my password if I use SSO?",
+        ),
+    ],
+)
+def test_what_if_after_a_how_to_carries_the_subject_not_the_steps(
+    earlier: str, message: str, expected: str
+) -> None:
+    assert resolve_followup(message, [earlier], Vocabulary.of(SEED_TENANT)).text == expected

@@ -273,9 +273,10 @@ async def test_reingestion_rewrites_fields_of_an_older_analyzer(store: Store) ->
 
 SAMPLE = (
     "The AUTH-302 error, auth_302 or AUTH302: refunds refunded running policies.\n"
-    "Order ORD1042 ships HL RP10 pads (hl_rp10) in 2024; universe university ＡＵＴＨ３０２ v2"
+    "Order ORD1042 ships HL RP10 pads (hl_rp10) in 2024; universe university ＡＵＴＨ３０２ v2\n"
+    "Lost or forgot it? We paid."
 )
-FINGERPRINT = "6f3fab2e24faaad5"  # of analyze(SAMPLE) under ANALYZER_VERSION "1"
+FINGERPRINT = "ccdc42b65d418041"  # of analyze(SAMPLE) under ANALYZER_VERSION "2"
 
 
 def test_changing_the_analyzer_means_bumping_its_version() -> None:
@@ -283,4 +284,4 @@ def test_changing_the_analyzer_means_bumping_its_version() -> None:
     changed under the same version would leave Atlas searching old tokens and LocalSearch
     new ones. Change the analyzer → bump ANALYZER_VERSION and update this fingerprint."""
     digest = hashlib.sha256(" ".join(analyze(SAMPLE)).encode()).hexdigest()[:16]
-    assert (ANALYZER_VERSION, digest) == ("1", FINGERPRINT)
+    assert (ANALYZER_VERSION, digest) == ("2", FINGERPRINT)

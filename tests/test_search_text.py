@@ -109,3 +109,16 @@ def test_answer_sentences_read_table_rows_under_their_columns() -> None:
     ]
     prose = "One sentence here. Another one follows.\nA third line."
     assert answer_sentences(prose) == sentences(prose)
+
+
+@pytest.mark.parametrize(
+    ("customer", "docs"),
+    [("lose", "lost"), ("forget", "forgotten"), ("pay", "paid"), ("break", "broken")],
+)
+def test_an_irregular_past_form_stems_to_its_verb(customer: str, docs: str) -> None:
+    # "what if I lose my phone?" meets the section headed "Lost your phone or key?"
+    assert stem(customer) == stem(docs)
+
+
+def test_past_forms_of_another_sense_are_left_alone() -> None:
+    assert stem("led") == "led" and stem("left") == "left"  # an LED; a side

@@ -32,7 +32,7 @@ from app.search.text import LUCENE_STOPWORDS, normalize, stem, unique
 
 # Bump when `analyze` changes: stored `searchTerms` of another version are rewritten at the next
 # ingestion (and LocalSearch recomputes them), so the two backends never read different tokens.
-ANALYZER_VERSION = "1"
+ANALYZER_VERSION = "2"  # 2: irregular past forms stem to their verb (text.stem)
 
 _TOKEN = re.compile(r"[^\W_]+(?:[_-][^\W_]+)*")
 _DIGIT = re.compile(r"\d")

@@ -17,6 +17,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Final
 
 # Lucene's EnglishAnalyzer stop set: what Atlas `lucene.english` drops too.
 LUCENE_STOPWORDS = frozenset(
@@ -163,9 +164,72 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+# irregular past forms and their verb (English language data): "Lost your phone?" heads the
+# section that answers "what if I lose my phone?", which no suffix rule can join. Forms that are
+# also common words of another sense are left out ("led" is an LED, "left" a side, "saw" a tool)
+_IRREGULAR_PAST: Final = {
+    past: base
+    for base, forms in (
+        ("lose", "lost"),
+        ("forget", "forgot forgotten"),
+        ("buy", "bought"),
+        ("send", "sent"),
+        ("pay", "paid"),
+        ("break", "broke broken"),
+        ("choose", "chose chosen"),
+        ("freeze", "froze frozen"),
+        ("steal", "stole stolen"),
+        ("write", "wrote written"),
+        ("take", "took taken"),
+        ("give", "gave given"),
+        ("get", "got gotten"),
+        ("find", "found"),
+        ("keep", "kept"),
+        ("spend", "spent"),
+        ("build", "built"),
+        ("hold", "held"),
+        ("bring", "brought"),
+        ("think", "thought"),
+        ("teach", "taught"),
+        ("catch", "caught"),
+        ("fall", "fallen"),
+        ("drive", "drove driven"),
+        ("ride", "rode ridden"),
+        ("hide", "hid hidden"),
+        ("begin", "began begun"),
+        ("run", "ran"),
+        ("come", "came"),
+        ("become", "became"),
+        ("go", "went gone"),
+        ("see", "seen"),
+        ("know", "knew known"),
+        ("grow", "grew grown"),
+        ("throw", "threw thrown"),
+        ("show", "shown"),
+        ("wear", "wore worn"),
+        ("tear", "tore torn"),
+        ("shake", "shook shaken"),
+        ("wake", "woke woken"),
+        ("speak", "spoke spoken"),
+        ("sell", "sold"),
+        ("tell", "told"),
+        ("feel", "felt"),
+        ("mean", "meant"),
+        ("meet", "met"),
+        ("sleep", "slept"),
+        ("understand", "understood"),
+        ("stand", "stood"),
+    )
+    for past in forms.split()
+    if past != base
+}
+
+
 @lru_cache(maxsize=65_536)  # pure, called for every word of every passage a turn reranks
 def stem(word: str) -> str:
-    """A light, deterministic English suffix stripper (documents and queries alike)."""
+    """A light, deterministic English suffix stripper (documents and queries alike); an
+    irregular past form becomes its verb first (`_IRREGULAR_PAST`)."""
+    word = _IRREGULAR_PAST.get(word, word)
     if len(word) <= 3 or _DIGIT.search(word):
         return word
     if word.endswith("'s"):

@@ -549,6 +549,7 @@ _CONDITION = re.compile(
     r"[\s?.!]*$",
     re.IGNORECASE,
 )
+_WHAT_IF = re.compile(r"^(?:(?:and|but|so|ok(?:ay)?)[\s,]+)*what\s+if\b", re.IGNORECASE)
 _QUESTION_FORM = re.compile(
     r"^\s*(?:how|what|when|where|why|which|who|can|could|do|does|is|are|will|should)\b.*\?\s*$",
     re.IGNORECASE,
@@ -681,7 +682,14 @@ def resolve_followup(
         and _QUESTION_FORM.match(previous)
     ):
         # "and if I use SSO?" after "How do I change my password?": the same question, under
-        # the condition the customer adds
+        # the condition the customer adds. "What if I lose my phone?" after "How do I turn on
+        # 2FA?" asks what to do when that happens, not how to do the same thing under it: the
+        # asked action's steps are no answer, so the message keeps its words and carries the
+        # previous question's subject instead
+        if _WHAT_IF.match(text) and _ASKED_ACTION.match(previous):
+            carried = with_previous_subject(text, previous, vocab.ids)
+            if carried is not None:
+                return Rewrite(carried, "condition")
         core = previous.strip().rstrip("?.! ")
         if condition.group("c").lower() not in core.lower():
             return Rewrite(f"{core} if {condition.group('c')}?", "condition")
