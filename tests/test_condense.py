@@ -800,3 +800,26 @@ def test_what_if_after_a_how_to_carries_the_subject_not_the_steps(
     earlier: str, message: str, expected: str
 ) -> None:
     assert resolve_followup(message, [earlier], Vocabulary.of(SEED_TENANT)).text == expected
+
+
+@pytest.mark.parametrize(
+    ("earlier", "message", "expected"),
+    [
+        # the tenant's platforms, written as the tenant writes them ("iOS", "Slack")
+        (
+            "How do I cancel a booking?",
+            "and on the mobile app?",
+            "How do I cancel a booking on the mobile app?",
+        ),
+        ("How do I book a desk on iOS?", "and Android?", "How do I book a desk on Android?"),
+        (
+            "How do I book a room in Slack?",
+            "what about Microsoft Teams?",
+            "How do I book a room in Microsoft Teams?",
+        ),
+    ],
+)
+def test_a_platform_follow_up_asks_the_previous_question_there(
+    earlier: str, message: str, expected: str
+) -> None:
+    assert resolve_followup(message, [earlier], Vocabulary.of(SEED_TENANT)).text == expected

@@ -50,6 +50,12 @@ def scored(text: str, scores: tuple[float, ...] = (0.8, 0.4)) -> Scored:
         ("When does the office open?", ["date"]),
         ("How do I reset my password?", ["procedure"]),
         ("Is the lamp waterproof?", []),
+        # German and French prices, durations and quantities
+        ("Wie lange dauert eine Erstattung?", ["duration"]),
+        ("Was kostet die Lampe?", ["price"]),
+        ("Combien coûte la lampe ?", ["price"]),
+        ("Combien de temps dure la livraison ?", ["duration"]),
+        ("Wie viele Geräte kann ich koppeln?", ["quantity"]),
     ],
 )
 def test_asked_types(question: str, types: list[str]) -> None:
@@ -118,6 +124,31 @@ def test_a_passage_naming_none_of_the_questions_names_is_never_strong() -> None:
     )
     assert out.features["entities"] == 0.0
     assert out.band == "weak" and "names none" in out.reason
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "band"),
+    [
+        # a price asked, and the best passage states none: no confident answer
+        ("How much does the premium tier cost?", "Premium tier\nThe premium tier has SSO.", "weak"),
+        ("How much does the premium tier cost?", "Premium tier\nIt costs $12 per user.", "strong"),
+        ("Wie lange dauert die Kopplung?", "Kopplung\nDie Kopplung zeigt einen Code.", "weak"),
+        ("Wie lange dauert die Kopplung?", "Kopplung\nDie Kopplung dauert 2 Minuten.", "strong"),
+    ],
+)
+def test_a_price_or_duration_asked_and_not_stated_is_never_strong(
+    question: str, text: str, band: str
+) -> None:
+    model = AnswerabilityModel(version="t", intercept=5.0, weights=MappingProxyType({}))
+    tuned = dataclasses.replace(
+        TUNING,
+        confidence={"offline": dataclasses.replace(BANDS, model=model)},
+        confidence_fallback="offline",
+    )
+    out = decide(question, scored(text), "offline", tuned)
+    assert out.band == band, out.reason
+    if band == "weak":
+        assert "states no" in out.reason
 
 
 def test_sentences_split_at_ends_and_lines_and_drop_fragments() -> None:

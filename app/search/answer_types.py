@@ -1,9 +1,11 @@
 """What kind of answer a question asks for, and whether a text holds one. Pure.
 
 Shared by the answerability features (app/turn/confidence.py) and the offline answerer's sentence
-choice (app/providers/chat/offline.py). General English cues only: a price is a currency amount,
-a duration is a number of time units, a procedure is a list of steps or imperative UI verbs; no
-product or company words.
+choice (app/providers/chat/offline.py). General cues only: a price is a currency amount, a
+duration is a number of time units, a procedure is a list of steps or imperative UI verbs; no
+product or company words. Prices, durations and quantities are asked and shown in English,
+German and French ("wie lange dauert…", "8 Minuten", "combien coûte…"); dates and procedures in
+English (the answerer's own how-to cues for German and French are `asks_for_steps`).
 """
 
 from __future__ import annotations
@@ -15,12 +17,22 @@ from app.search.text import content_terms, is_code
 
 _ASKS = {
     "price": re.compile(
-        r"\bhow\s+much\b|\b(?:price|prices|pricing|cost|costs|fee|fees|charge|charged)\b", re.I
+        r"\bhow\s+much\b|\b(?:price|prices|pricing|cost|costs|fee|fees|charge|charged)\b"
+        # German and French: "was kostet…", "wie viel kostet…", "combien coûte…", "quel prix…"
+        r"|\b(?:kostet|kosten|preis|preise|geb(?:ü|ue)hr(?:en)?)\b|\bwie\s*viel\b"
+        r"|\bcombien\s+co[uû]t|\b(?:prix|tarifs?|co[uû]ts?|frais)\b",
+        re.I,
     ),
     "duration": re.compile(
-        r"\bhow\s+long\b|\bhow\s+many\s+(?:days|hours|minutes|weeks)\b|\bduration\b", re.I
+        r"\bhow\s+long\b|\bhow\s+many\s+(?:days|hours|minutes|weeks)\b|\bduration\b"
+        r"|\bwie\s+lange\b|\bdauer\b|\bcombien\s+de\s+temps\b|\bdur[ée]e\b",
+        re.I,
     ),
-    "quantity": re.compile(r"\bhow\s+many\b|\bwhat\s+(?:number|percentage|size|limit)\b", re.I),
+    "quantity": re.compile(
+        r"\bhow\s+many\b|\bwhat\s+(?:number|percentage|size|limit)\b"
+        r"|\bwie\s*viele\b|\bcombien\s+d(?:e\b|')",
+        re.I,
+    ),
     "date": re.compile(r"\bwhen\b|\bwhat\s+(?:year|date|day|time)\b", re.I),
     "procedure": re.compile(
         r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\b|\bhow\s+to\b|\bsteps?\b"
@@ -35,8 +47,10 @@ _SHOWS = {
         re.I,
     ),
     "duration": re.compile(
-        r"\b\d+(?:[.,]\d+)?\s*(?:-\s*\d+\s*)?(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|"
-        r"weeks?|months?|years?)\b|\b(?:an?|one|two|three|four|five|six|ten|twelve)\s+"
+        r"\b\d+(?:[.,]\d+)?\s*(?:[-–]\s*\d+\s*)?(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|"
+        r"days?|weeks?|months?|years?|sekunden?|minuten?|stunden?|tagen?|tage|wochen?|monaten?|"
+        r"monate|jahren?|jahre|secondes?|heures?|jours?|semaines?|mois|ans|ann[ée]es?)\b"
+        r"|\b(?:an?|one|two|three|four|five|six|ten|twelve)\s+"
         r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b",
         re.I,
     ),

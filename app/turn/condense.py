@@ -351,9 +351,9 @@ def _kind(term: str, vocab: Vocabulary) -> str | None:
     low = term.lower()
     low = re.sub(r"^(?:the|a|an|my|our)\s+", "", low)
     low = re.sub(r"\s+(?:plan|tier|edition|version)$", "", low)
-    if low in vocab.plans:
+    if low in {p.casefold() for p in vocab.plans}:
         return "plan"
-    if low in vocab.platforms:
+    if low in {p.casefold() for p in vocab.platforms}:  # the tenant writes "iOS", "Slack"
         return "platform"
     named = vocab.ids.product_spans(low)
     if len(named) == 1 and named[0][:2] == (0, len(low)):

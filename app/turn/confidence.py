@@ -206,6 +206,21 @@ def answerability_features(question: str, scored: Scored) -> dict[str, float]:
     }
 
 
+# the answer types whose absence from the best passage rules a strong answer out: a price or a
+# duration is a value the passage either states or does not (a quantity is any digit, a date
+# any "when", a procedure any imperative verb: too loose to rule anything out)
+_VALUE_TYPES: tuple[str, ...] = ("price", "duration")
+
+
+def lacks_asked_value(question: str, best_text: str) -> str | None:
+    """The kind of value (`_VALUE_TYPES`) the question asks for and the best passage does not
+    state, or None. "Combien coûte le panneau ?" answered by the pairing page is a confident
+    answer without the price; measured on the MT-RAG tune part, no strong case lost its band
+    (the one strong case whose passage missed its asked type asked for a procedure)."""
+    asked = asked_types(question)
+    return next((k for k in _VALUE_TYPES if k in asked and not shows_type(k, best_text)), None)
+
+
 def answerability(features: Mapping[str, float], model: AnswerabilityModel) -> float:
     z = model.intercept + sum(w * features.get(name, 0.0) for name, w in model.weights.items())
     z = max(-60.0, min(60.0, z))
@@ -257,6 +272,10 @@ def decide(
     floor = bands.passage_floor
     if p >= bands.strong and top >= floor and features["entities"] == 0.0:
         why = f"answerability {p:.2f}, but the best passage names none of the question's names"
+        return Confidence("weak", p, why + note, features)
+    missing = lacks_asked_value(question, scored.best_text)
+    if p >= bands.strong and top >= floor and missing:
+        why = f"answerability {p:.2f}, but the best passage states no {missing} and one is asked"
         return Confidence("weak", p, why + note, features)
     if p >= bands.strong and top >= floor:
         return Confidence("strong", p, f"answerability {p:.2f} >= {bands.strong}{note}", features)
