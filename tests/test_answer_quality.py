@@ -390,3 +390,14 @@ def test_a_pronoun_after_a_product_question_means_the_product(api: Api) -> None:
     )
     assert "room panel" in meta["condensedQuestion"].lower(), meta["condensedQuestion"]
     assert "PoE" not in meta["condensedQuestion"], meta["condensedQuestion"]
+
+
+def test_a_price_no_passage_states_is_not_answered_with_confidence(api: Api) -> None:
+    # the French room panel page has no price: the pairing sentence is no confident answer
+    _, meta = ask(api, "cus_marechal", "Combien coûte le panneau de salle ?")
+    assert meta["confidence"] != "strong", meta["confidenceReason"]
+
+
+def test_a_platform_follow_up_is_the_previous_question_there(api: Api) -> None:
+    _, meta = ask(api, "cus_brightwater", "How do I cancel a booking?", "and on the mobile app?")
+    assert meta["condensedQuestion"] == "How do I cancel a booking on the mobile app?"
