@@ -82,6 +82,22 @@ _STEPS = re.compile(
 )
 
 
+# a question for an amount of money, not one that only names pricing as its topic (en/de/fr)
+_AMOUNT = re.compile(
+    r"\bhow\s+much\b|\bwhat\s+(?:does|do|will|would)\s+(?:[\w-]+\s+){0,4}?cost\b"
+    r"|\bwhat(?:'s|\s+is|\s+are)\s+the\s+(?:[\w-]+\s+){0,2}?(?:price|cost|fee)s?\b"
+    r"|\b(?:price|cost|fee)s?\s+(?:of|for|per)\b|\bwie\s*viel\b|\b(?:was|wie\s*viel)\s+kostet\b"
+    r"|\bcombien\b|\bquel(?:le)?s?\s+(?:est\s+le\s+)?(?:prix|tarif|co[uû]t)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_an_amount(question: str) -> bool:
+    """The question asks how much something costs ("how much is Pro?", "what does the kiosk
+    cost?", "was kostet…", "combien coûte…"), not only about pricing in general."""
+    return bool(_AMOUNT.search(question))
+
+
 def asks_for_steps(question: str) -> bool:
     """The question asks how to do something (en/de/fr): it wants the steps."""
     return bool(_STEPS.search(question))

@@ -51,7 +51,13 @@ from typing import Literal
 
 import numpy as np
 
-from app.search.answer_types import asked_types, named_terms, shows_type, subject_terms
+from app.search.answer_types import (
+    asked_types,
+    asks_an_amount,
+    named_terms,
+    shows_type,
+    subject_terms,
+)
 from app.search.synonyms import EMPTY, SynonymTable, covered_terms
 from app.search.text import is_code, term_set
 from app.words import fold_terms
@@ -216,8 +222,11 @@ def lacks_asked_value(question: str, best_text: str) -> str | None:
     """The kind of value (`_VALUE_TYPES`) the question asks for and the best passage does not
     state, or None. "Combien coûte le panneau ?" answered by the pairing page is a confident
     answer without the price; measured on the MT-RAG tune part, no strong case lost its band
-    (the one strong case whose passage missed its asked type asked for a procedure)."""
-    asked = asked_types(question)
+    (the one strong case whose passage missed its asked type asked for a procedure). A price
+    counts only when an amount is asked for (`asks_an_amount`: "how much", "what does it
+    cost"), not when pricing is the topic ("can I change from metered pricing?": on the report
+    part that reading cost one answerable case its strong band)."""
+    asked = [k for k in asked_types(question) if k != "price" or asks_an_amount(question)]
     return next((k for k in _VALUE_TYPES if k in asked and not shows_type(k, best_text)), None)
 
 
