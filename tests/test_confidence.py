@@ -132,6 +132,9 @@ def test_a_passage_naming_none_of_the_questions_names_is_never_strong() -> None:
         # a price asked, and the best passage states none: no confident answer
         ("How much does the premium tier cost?", "Premium tier\nThe premium tier has SSO.", "weak"),
         ("How much does the premium tier cost?", "Premium tier\nIt costs $12 per user.", "strong"),
+        # pricing as the topic, no amount asked: nothing to gate
+        ("Can I switch to metered pricing?", "Pricing\nSwitch from Billing any time.", "strong"),
+        ("Combien coûte le panneau ?", "Panneau\nLe panneau clignote en bleu.", "weak"),
         ("Wie lange dauert die Kopplung?", "Kopplung\nDie Kopplung zeigt einen Code.", "weak"),
         ("Wie lange dauert die Kopplung?", "Kopplung\nDie Kopplung dauert 2 Minuten.", "strong"),
     ],
