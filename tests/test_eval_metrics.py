@@ -210,3 +210,38 @@ def test_baseline_windows_and_first_sentences() -> None:
     assert [len(p) for p in parts] == [512, 512, 232]
     assert windows("short", 512, 128) == ["short"] and windows("  ", 512, 128) == []
     assert first_sentences("One. Two!  Three? Four.") == "One. Two!"
+
+
+def test_followups_slice_counts_only_cases_with_history() -> None:
+    stages = ("dense_chunks", "bm25_articles", "dense_tickets", "fused", "fused_rerank")
+
+    def ranked(original: list[str], condensed: list[str]) -> dict[str, dict[str, list[str]]]:
+        return {
+            "original": {s: original for s in stages},
+            "condensed": {s: condensed for s in stages},
+        }
+
+    first = _obs("1", answerable=True, relevant=("d1",))
+    first.ranked = ranked(["d1"], ["d1"])
+    followup_case = EvalCase(
+        id="2", message="and there?", relevant=("d1",), history=(("user", "how do I x"),)
+    )
+    found = Observation(case=followup_case, intent="how_to", escalated=False, confidence="none")
+    found.ranked = ranked(["d9"], ["d1"])
+    missed = Observation(
+        case=EvalCase(id="3", message="m", relevant=("d2",), history=(("user", "u"),)),
+        intent="how_to",
+        escalated=False,
+        confidence="none",
+    )
+    missed.ranked = ranked(["d2"], ["d9"])
+    report = build_report([first, found, missed])
+    slice_ = report["followups"]
+    assert report["cases"]["followups"] == 2
+    assert slice_["retrieval"]["original"]["fused_rerank"]["recall@5"] == _rounded(0.5)
+    assert slice_["retrieval"]["condensed"]["fused_rerank"]["recall@5"] == _rounded(0.5)
+    assert slice_["gain"] == _rounded(0.0)
+    found.ranked = ranked(["d9"], ["d1"])
+    missed.ranked = ranked(["d9"], ["d2"])
+    assert build_report([first, found, missed])["followups"]["gain"] == _rounded(1.0)
+    assert build_report([first])["followups"]["gain"] is None

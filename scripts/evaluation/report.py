@@ -39,6 +39,9 @@ Contract keys (other tools parse them; a metric over no cases is null, never 0):
   the same cases as `retrieval`, same de-duplication to documents;
   `baseline.first_sentences.token_f1`: the first two sentences of the naive dense top window,
   on the same cases as `answer.token_f1`.
+- `followups.retrieval.<form>.<stage>.{recall@5, mrr@10}`: the `retrieval` metrics over the
+  cases with a non-empty history only (the turns a rewrite exists for);
+  `followups.gain` = condensed − original `fused_rerank` recall@5 on those cases (null when none).
 - `cases`: how many cases each metric counted.
 
 Extra keys (not part of the contract): `run` (corpus, files, timings, thresholds),
@@ -96,6 +99,16 @@ def retrieval_metrics(observations: Sequence[Observation]) -> tuple[dict[str, An
                 "mrr@10": _r(mean(reciprocal_rank(r, g, 10) for r, g in ranked)),
             }
     return out, len(labelled)
+
+
+def followup_metrics(observations: Sequence[Observation]) -> tuple[dict[str, Any], int]:
+    """Retrieval over the cases with history, and the condensed form's recall@5 gain."""
+    followups = [o for o in observations if o.case.history]
+    retrieval, n = retrieval_metrics(followups)
+    if not n:
+        return {"retrieval": retrieval, "gain": None}, 0
+    final = {form: retrieval[form]["fused_rerank"]["recall@5"] for form in FORMS}
+    return {"retrieval": retrieval, "gain": _r(final["condensed"] - final["original"])}, n
 
 
 def retrieval_by_tag(observations: Sequence[Observation]) -> dict[str, Any]:
@@ -263,12 +276,14 @@ def build_report(
     latency, latency_cases = latency_metrics(observations)
     baseline, baseline_cases = baseline_metrics(observations)
     answer, answer_cases = answer_metrics(observations)
+    followups, followup_cases = followup_metrics(observations)
     ran = [o for o in observations if o.ran]
     rewrites = [o for o in observations if o.rewrite_cosine is not None]
     leaks = [leak for o in observations for leak in o.leaks]
     checked = [o for o in observations if o.ranked]
     return {
         "retrieval": retrieval,
+        "followups": followups,
         "confidence": confidence,
         "intent": classification["intent"],
         "escalation": classification["escalation"],
@@ -291,6 +306,7 @@ def build_report(
             "pipeline": len(ran),
             "pipeline_errors": sum(1 for o in ran if o.error),
             "retrieval": retrieval_cases,
+            "followups": followup_cases,
             **confidence_cases,
             **classification["_cases"],
             "rewrite": len(rewrites),
@@ -334,6 +350,22 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
+def _retrieval_table(ret: Mapping[str, Any]) -> str:
+    return _table(
+        ["stage", "orig R@5", "orig MRR@10", "cond R@5", "cond MRR@10"],
+        [
+            [
+                stage,
+                ret["original"][stage]["recall@5"],
+                ret["original"][stage]["mrr@10"],
+                ret["condensed"][stage]["recall@5"],
+                ret["condensed"][stage]["mrr@10"],
+            ]
+            for stage in RANKED_STAGES
+        ],
+    )
+
+
 def render(report: Mapping[str, Any]) -> str:
     """The report as plain-text tables (what `make eval` prints)."""
     cases = report["cases"]
@@ -352,22 +384,14 @@ def render(report: Mapping[str, Any]) -> str:
             f"total {run.get('total_seconds')}s"
         )
     out.append(f"\nRetrieval ({cases['retrieval']} cases with expect.relevant)")
-    ret = report["retrieval"]
-    out.append(
-        _table(
-            ["stage", "orig R@5", "orig MRR@10", "cond R@5", "cond MRR@10"],
-            [
-                [
-                    stage,
-                    ret["original"][stage]["recall@5"],
-                    ret["original"][stage]["mrr@10"],
-                    ret["condensed"][stage]["recall@5"],
-                    ret["condensed"][stage]["mrr@10"],
-                ]
-                for stage in RANKED_STAGES
-            ],
+    out.append(_retrieval_table(report["retrieval"]))
+    followups = report.get("followups")
+    if followups and cases.get("followups"):
+        out.append(
+            f"\nFollow-ups ({cases['followups']} cases with history): "
+            f"gain {_fmt(followups['gain'])} (condensed − original fused_rerank R@5)"
         )
-    )
+        out.append(_retrieval_table(followups["retrieval"]))
     base = report.get("baseline") or {}
     if base:
         out.append(
