@@ -14,26 +14,20 @@ from app.providers.errors import ProviderError
 from app.tenant import load_tenant
 from app.turn.clamp import INTENTS
 from app.turn.condense import (
-    CARRY_FEATURES,
     CONDENSE_SCHEMA,
     FRAGMENT_MAX_WORDS,
     SYSTEM_PROMPT,
-    CarryModel,
     Turn,
     as_question,
     carry_first_topic,
-    carry_model,
-    carry_topic,
     condense,
     conversation_topic,
     resolve_followup,
     subject_of,
     the_open_order,
-    topic_candidates,
     topic_phrases,
     trim_discourse_markers,
     with_previous_subject,
-    with_topic,
 )
 from app.turn.identifiers import Vocabulary
 from app.turn.router import Router
@@ -254,43 +248,6 @@ def test_topic_phrases_are_noun_phrases(text: str, phrases: list[str]) -> None:
     assert topic_phrases(text) == phrases
 
 
-def test_topic_candidates_skip_what_the_message_names() -> None:
-    earlier = ["Tell me about the Room Panel", "Does the panel need PoE?"]
-    phrases = [c.phrase for c in topic_candidates("What about the wall mount?", earlier)]
-    assert "Room Panel" in phrases and "PoE" in phrases
-    assert "Room Panel" not in [c.phrase for c in topic_candidates("Is the panel red?", earlier)]
-    features = {c.phrase: dict(zip(CARRY_FEATURES, c.features, strict=True)) for c in
-                topic_candidates("What about the wall mount?", earlier)}  # fmt: skip
-    assert features["Room Panel"]["phrase_in_first"] == 1.0
-    assert features["Room Panel"]["phrase_last"] == 0.0 and features["PoE"]["phrase_last"] == 1.0
-    assert features["Room Panel"]["phrase_share"] == 1.0  # "panel" is named in both turns
-
-
-def _model(enabled: bool, threshold: float) -> CarryModel:
-    n = len(CARRY_FEATURES)
-    coef = [0.0] * n
-    coef[CARRY_FEATURES.index("phrase_in_first")] = 4.0  # the first turn's topic
-    return CarryModel("test", enabled, (0.0,) * n, (1.0,) * n, tuple(coef), -2.0, threshold)
-
-
-def test_carry_topic_follows_the_model() -> None:
-    earlier = ["Tell me about the Room Panel", "Does it need PoE?"]
-    fires = _model(enabled=True, threshold=0.8)
-    assert carry_topic("Is it waterproof?", earlier, model=fires) == "Is Room Panel waterproof?"
-    assert carry_topic("What about the limits?", earlier, model=fires) == (
-        "What about the limits regarding Room Panel?"
-    )
-    assert carry_topic("Is it waterproof?", earlier, model=_model(True, 0.99)) is None
-    assert carry_topic("Is it waterproof?", earlier, model=_model(False, 0.8)) is None
-
-
-def test_with_topic_only_replaces_an_agreeing_pronoun() -> None:
-    assert with_topic("are they waterproof?", "desk tags") == "are desk tags waterproof?"
-    assert with_topic("are they waterproof?", "the Room Panel") == (
-        "are they waterproof regarding the Room Panel?"
-    )
-
-
 @pytest.mark.parametrize(
     ("message", "standalone"),
     [
@@ -393,17 +350,9 @@ async def test_a_topic_fragment_is_framed_as_a_question(router: Router) -> None:
 
 
 def test_as_question_stops_at_fragment_max_words() -> None:
-    assert FRAGMENT_MAX_WORDS == 4  # chosen by `python -m scripts.fit_rewrite --fragments`
+    assert FRAGMENT_MAX_WORDS == 4  # chosen by `python -m scripts.fit_rewrite`
     assert as_question("desk tag battery life") == "What is desk tag battery life?"
     assert as_question("desk tag battery life span") is None
-
-
-def test_shipped_carry_model_is_valid_and_versioned() -> None:
-    model = carry_model()
-    assert model.version.startswith("carry-")
-    assert len(model.coef) == len(CARRY_FEATURES) and 0.5 <= model.threshold <= 1.0
-    with pytest.raises(ValueError, match="features"):
-        CarryModel.from_json({"features": ["pronoun"]})
 
 
 # --- offline condensation --------------------------------------------------------------------

@@ -15,12 +15,9 @@ as a question ("backups." → "What are backups?"); otherwise it leaves the mess
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
-import math
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Final, NamedTuple, Protocol
 
 from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
@@ -747,80 +744,6 @@ def resolve_followup(
 
 # --- carrying the conversation's topic ---------------------------------------------------------
 
-# A follow-up with no pronoun to resolve may still lean on the conversation's topic ("What are the
-# differences between the lite and standard plan?" three turns into a talk about one product).
-# Whether to carry a topic, and which, is a small logistic model over the phrases the customer's
-# earlier turns named (our own light noun-phrase chunking, below), fitted and gated by
-# `python -m scripts.fit_rewrite` and stored with its version in `topic_carry.json`. The model is
-# applied only where the rules above changed nothing, and only when it is `enabled` (the fit
-# script enables it only if it gains on each held-out collection).
-
-CARRY_FILE: Final = Path(__file__).with_name("topic_carry.json")
-CARRY_LOOKBACK: Final = 4  # candidate phrases from the last 4 customer turns, and the first
-CARRY_FEATURES: Final = (
-    "pronoun",
-    "log_words",
-    "content_words",
-    "names_entity",
-    "question_word",
-    "log_turns",
-    "phrase_is_name",
-    "phrase_in_first",
-    "phrase_share",
-    "phrase_last",
-    "phrase_words",
-)
-
-
-class TopicCandidate(NamedTuple):
-    phrase: str
-    features: tuple[float, ...]  # in `CARRY_FEATURES` order
-
-
-@dataclasses.dataclass(frozen=True)
-class CarryModel:
-    """Logistic regression over standardised `CARRY_FEATURES`; fires at `threshold`."""
-
-    version: str
-    enabled: bool
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    coef: tuple[float, ...]
-    intercept: float
-    threshold: float
-
-    def probability(self, features: Sequence[float]) -> float:
-        z = self.intercept + sum(
-            c * (x - m) / s
-            for c, x, m, s in zip(self.coef, features, self.mean, self.scale, strict=True)
-        )
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-
-    @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> CarryModel:
-        if tuple(raw["features"]) != CARRY_FEATURES:
-            raise ValueError(f"{CARRY_FILE.name}: features {raw['features']} != {CARRY_FEATURES}")
-        n = len(CARRY_FEATURES)
-        vectors = [tuple(float(x) for x in raw[k]) for k in ("mean", "scale", "coef")]
-        if any(len(v) != n for v in vectors) or any(s <= 0 for s in vectors[1]):
-            raise ValueError(f"{CARRY_FILE.name}: mean/scale/coef must be {n} numbers, scale > 0")
-        return cls(
-            version=str(raw["version"]),
-            enabled=bool(raw["enabled"]),
-            mean=vectors[0],
-            scale=vectors[1],
-            coef=vectors[2],
-            intercept=float(raw["intercept"]),
-            threshold=float(raw["threshold"]),
-        )
-
-
-@functools.cache
-def carry_model() -> CarryModel:
-    """The fitted model shipped with the code (validated on first use)."""
-    return CarryModel.from_json(json.loads(CARRY_FILE.read_text(encoding="utf-8")))
-
-
 # words that end a noun phrase besides `_STOP` and `_VERBS` (language data)
 _PHRASE_BREAK: Final = frozenset(
     _words(
@@ -943,87 +866,6 @@ def _word_in(word: str, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE) is not None
 
 
-def topic_candidates(
-    message: str, earlier: Sequence[str], ids: Identifiers | None = None
-) -> list[TopicCandidate]:
-    """Each phrase of the customer's earlier turns (oldest first) that the message does not
-    already name, with its `CARRY_FEATURES`."""
-    text = message.strip()
-    turns = [t for t in earlier if t.strip()]
-    if not turns or not text:
-        return []
-    ids = ids or generic_identifiers()
-    m = _pronoun_at(text)
-    pronoun = float(m is not None and not _has_own_subject(text, m.start(), ids, m.group(1)))
-    toks = _tokens(text)
-    message_features = (
-        pronoun,
-        math.log1p(len(toks)),
-        float(min(sum(t.lower() not in _STOP for t in toks), 10)),
-        float(bool(entity_spans(text) or find_identifiers(text, ids))),
-        float(opens_as_question(text)),
-        math.log(len(turns)),
-    )
-    recent = set(range(max(0, len(turns) - CARRY_LOOKBACK), len(turns))) | {0}
-    seen: dict[str, int] = {}  # phrase -> index of the latest turn naming it
-    for i in sorted(recent):
-        for phrase in topic_phrases(turns[i]):
-            if not _word_in(phrase.split()[-1], text):
-                seen[phrase] = i
-    out = []
-    for phrase, i in seen.items():
-        head = phrase.split()[-1]
-        out.append(
-            TopicCandidate(
-                phrase,
-                (
-                    *message_features,
-                    float(bool(entity_spans(phrase)) or phrase[:1].isupper()),
-                    float(_word_in(phrase, turns[0])),
-                    sum(_word_in(head, t) for t in turns) / len(turns),
-                    float(i == len(turns) - 1),
-                    float(len(phrase.split())),
-                ),
-            )
-        )
-    return out
-
-
-def with_topic(message: str, phrase: str) -> str:
-    """The message carrying `phrase`: in place of its unresolved pronoun when there is one that
-    agrees, else attached at its end."""
-    text = message.strip()
-    m = _pronoun_at(text)
-    if (
-        m is not None
-        and m.group(1).lower() not in {"its", "their"}
-        and _agrees(m.group(1), phrase, generic_identifiers())
-    ):
-        replacement = _capitalise_like(phrase, m.group(1), at_start=m.start() == 0)
-        return text[: m.start()] + replacement + text[m.end() :]
-    return _attach(text, phrase)
-
-
-def carry_topic(
-    message: str,
-    earlier: Sequence[str],
-    ids: Identifiers | None = None,
-    model: CarryModel | None = None,
-) -> str | None:
-    """The message with the topic phrase the model is surest of, or None (not enabled, nothing
-    to carry, or no candidate reaches the model's threshold)."""
-    model = model or carry_model()
-    if not model.enabled:
-        return None
-    scored = [
-        (model.probability(c.features), c.phrase) for c in topic_candidates(message, earlier, ids)
-    ]
-    if not scored:
-        return None
-    p, phrase = max(scored)
-    return with_topic(message, phrase) if p >= model.threshold else None
-
-
 def _names_thing(phrase: str) -> bool:
     """A proper name, a product or an acronym rather than a common noun phrase."""
     return bool(entity_spans(phrase)) or phrase[:1].isupper() or bool(re.search("[A-Z]{2}", phrase))
@@ -1087,7 +929,7 @@ def carry_first_topic(
 
 
 # "backups.", "Disaster recovery": a topic named, not yet asked. Chosen on the MT-RAG rewrite
-# sets by `python -m scripts.fit_rewrite --fragments` (held out both ways: see README)
+# sets by `python -m scripts.fit_rewrite` (held out both ways: see README)
 FRAGMENT_MAX_WORDS = 4
 _NOT_A_FRAGMENT = re.compile(
     r"^(?:i|we|you|my|our|please|thanks?|ok(?:ay)?|yes|no|sure|great|cool|nice)\b", re.IGNORECASE
@@ -1272,9 +1114,7 @@ async def condense_offline(
         )
     if rewrite.rule is None and not social:
         users = [content for role, content in history if role == "user"]
-        carried = carry_first_topic(text, users, router.vocabulary.ids) or carry_topic(
-            text, users, router.vocabulary.ids
-        )
+        carried = carry_first_topic(text, users, router.vocabulary.ids)
         if carried is not None:
             rewrite = Rewrite(carried, "topic")
     resolved = rewrite.text or text

@@ -9,7 +9,7 @@ from scripts.count_rules import count, count_file
 
 # Lower these when a change removes rules; never raise them (measured 2026-12-07 before issue 40:
 # 5,206 lines, 118 regexes, 2,027 branches, 901 listed words).
-CEILING = {"lines": 5206, "regexes": 118, "branches": 2027, "words": 901}
+CEILING = {"lines": 5046, "regexes": 118, "branches": 2027, "words": 895}
 
 
 def test_the_layer_does_not_grow() -> None:
