@@ -77,16 +77,18 @@ class ReplyIn(BaseModel):
 
 
 def _range(start: date | None, end: date | None) -> tuple[datetime, datetime]:
-    """[from 00:00, to+1 00:00) in UTC; default: the last 30 days."""
+    """[from 00:00, to+1 00:00) in UTC; default: the last 30 days. A day whose range cannot be
+    represented (`to=9999-12-31` has no next day) is the caller's mistake: 422, never a 500."""
     today = datetime.now(UTC).date()
     end = end or today
-    start = start or end - timedelta(days=29)
+    try:
+        start = start or end - timedelta(days=29)
+        after_end = end + timedelta(days=1)
+    except OverflowError:
+        raise HTTPException(422, detail="date out of range") from None
     if start > end:
         raise HTTPException(422, detail="'from' must not be after 'to'")
-    return (
-        datetime.combine(start, time.min, UTC),
-        datetime.combine(end + timedelta(days=1), time.min, UTC),
-    )
+    return datetime.combine(start, time.min, UTC), datetime.combine(after_end, time.min, UTC)
 
 
 FromQ = Annotated[date | None, Query(alias="from", description="First day (UTC), YYYY-MM-DD.")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -13,7 +14,7 @@ from fastapi import APIRouter, Header, HTTPException, Query, Request
 from fastapi.sse import EventSourceResponse
 from pydantic import BaseModel, Field, field_validator
 
-from app.api.deps import PrincipalDep, ServicesDep, write_limit
+from app.api.deps import PrincipalDep, ServicesDep, session_ended, write_limit
 from app.api.schemas import (
     ConversationCreated,
     ConversationOut,
@@ -137,6 +138,8 @@ async def revoke_session(principal: PrincipalDep, services: ServicesDep) -> dict
     """Sign out: this session token stops working at once (the widget's shutdown and reset)."""
     until = datetime.now(UTC) + timedelta(hours=SESSION_HOURS)
     await services.store.revoked_sessions.revoke(principal.session_id, until)
+    for wake in _LISTENERS.get(principal.session_id, ()):
+        wake.set()  # this worker's streams end now; other workers' on their next check
     return {"ok": True}
 
 
@@ -204,7 +207,7 @@ async def list_messages(
     conv = await owned(services, principal, conversation_id)
     if accept and "text/event-stream" in accept:
         return EventSourceResponse(
-            _message_events(services, request, conv.id, after),
+            _message_events(services, request, principal, conv.id, after),
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
     messages = await services.store.messages.after(conv.id, after)
@@ -214,21 +217,47 @@ async def list_messages(
 LISTEN_SECONDS = 25.0  # one stream's life: proxies and load balancers drop idle ones anyway
 LISTEN_CHECK_SECONDS = 1.0  # how soon a stored reply is pushed (one indexed read per check)
 LISTEN_PING_SECONDS = 15.0
+# session id -> wake-up events of this worker's open streams: a sign-out ends them at once
+_LISTENERS: dict[str, set[asyncio.Event]] = {}
 
 
 async def _message_events(
-    services: Services, request: Request, conversation_id: str, after: int
+    services: Services, request: Request, principal: Principal, conversation_id: str, after: int
 ) -> AsyncIterator[str]:
     """New messages and status changes of one conversation, as they are stored.
 
-    Any worker can serve it (it reads the store, no in-process state); a MongoDB change
-    stream on `messages` would replace the one-second check on a replica set.
+    Any worker can serve it (it reads the store); a MongoDB change stream on `messages` would
+    replace the one-second check on a replica set. The session is checked again before every
+    read, so a signed-out, revoked or deleted session receives nothing stored after that.
     """
+    wake = asyncio.Event()
+    _LISTENERS.setdefault(principal.session_id, set()).add(wake)
+    try:
+        async for event in _listen(services, request, principal, conversation_id, after, wake):
+            yield event
+    finally:
+        mine = _LISTENERS.get(principal.session_id, set())
+        mine.discard(wake)
+        if not mine:
+            _LISTENERS.pop(principal.session_id, None)
+
+
+async def _listen(
+    services: Services,
+    request: Request,
+    principal: Principal,
+    conversation_id: str,
+    after: int,
+    wake: asyncio.Event,
+) -> AsyncIterator[str]:
     loop = asyncio.get_running_loop()
     end = loop.time() + LISTEN_SECONDS
     pinged = loop.time()
     status: str | None = None
     while loop.time() < end and not await request.is_disconnected():
+        if wake.is_set() or await session_ended(services, principal):
+            yield _sse("end", {"reason": "session ended"})
+            return
         conv = await services.store.conversations.get(conversation_id)
         if conv is None:
             yield _sse("status", {"status": "gone"})
@@ -242,7 +271,8 @@ async def _message_events(
         if loop.time() - pinged >= LISTEN_PING_SECONDS:
             pinged = loop.time()
             yield ": ping\n\n"
-        await asyncio.sleep(LISTEN_CHECK_SECONDS)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(wake.wait(), LISTEN_CHECK_SECONDS)
 
 
 def _sse(event: str, data: Any) -> str:

@@ -43,15 +43,24 @@ async def get_principal(services: ServicesDep, creds: Credentials) -> Principal:
         )
     except Unauthenticated as exc:
         raise _unauthorized(str(exc)) from exc
+    ended = await session_ended(services, principal)
+    if ended:
+        raise _unauthorized(ended)
+    return principal
+
+
+async def session_ended(services: Services, principal: Principal) -> str | None:
+    """Why a verified session no longer counts (signed out, customer deleted or revoked), else
+    None. Read from the store, so an open stream on any worker can ask it again."""
     if await services.store.revoked_sessions.is_revoked(principal.session_id):
-        raise _unauthorized("session has been signed out; start a new one")
+        return "session has been signed out; start a new one"
     if principal.customer_id is not None:
         customer = await services.store.customers.get(principal.customer_id)
         if customer is None or not hmac.compare_digest(
             customer.session_epoch.encode(), (principal.epoch or "").encode()
         ):
-            raise _unauthorized("session has been revoked; start a new one")
-    return principal
+            return "session has been revoked; start a new one"
+    return None
 
 
 async def require_admin(services: ServicesDep, creds: Credentials, request: Request) -> str:
