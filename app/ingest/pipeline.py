@@ -18,14 +18,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.ingest.chunker import ChunkDraft, chunk_article
+from app.ingest.chunker import BREADCRUMB_SEP, ChunkDraft, chunk_article
 from app.ingest.loaders import LoadError, finalize, load_corpus
 from app.ingest.review import injection_phrases
+from app.ingest.sections import block_ids_in, build_sections
 from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
 from app.search.analyzer import ANALYZER_VERSION
 from app.store import Store
-from app.store.models import Article, Chunk, Ticket
+from app.store.models import Article, Chunk, Section, Ticket
 from tuning import TUNING, Tuning
 
 Progress = Callable[[int, int], None]
@@ -238,10 +239,30 @@ def ticket_text(ticket: Ticket) -> str:
     return "\n\n".join(p.strip() for p in (ticket.subject, ticket.symptom, ticket.resolution) if p)
 
 
+def section_of(
+    drafts: Sequence[ChunkDraft], sections: Sequence[Section]
+) -> list[tuple[str | None, list[str]]]:
+    """Each draft's section id and block ids: the section whose heading path is the draft's
+    breadcrumb, the first not before the previous draft's (two sections may share a path)."""
+    out: list[tuple[str | None, list[str]]] = []
+    at = 0
+    for draft in drafts:
+        path = [p.strip() for p in draft.breadcrumb.split(BREADCRUMB_SEP)][1:]
+        k = next((k for k in range(at, len(sections)) if sections[k].path == path), None)
+        if k is None:
+            out.append((None, []))
+            continue
+        at = k
+        out.append((sections[k].id, block_ids_in(draft.text, sections[k])))
+    return out
+
+
 def chunks_for(
     article: Article, drafts: Sequence[ChunkDraft], vectors: Sequence[list[float]]
 ) -> list[Chunk]:
-    """Chunk documents for an article: ids `slug#index`, filter fields copied from the parent."""
+    """Chunk documents for an article: ids `slug#index`, filter fields copied from the parent,
+    each with the section and blocks of `article.sections` it carries."""
+    where = section_of(drafts, article.sections)
     return [
         Chunk(
             id=f"{article.id}#{i}",
@@ -251,6 +272,8 @@ def chunks_for(
             breadcrumb=draft.breadcrumb,
             kind=draft.kind,
             page=draft.page,
+            section_id=where[i][0],
+            block_ids=where[i][1],
             embedding=vector,
             audience=article.audience,
             locale=article.locale,
@@ -308,6 +331,8 @@ async def _unchanged(
 ) -> bool:
     if old is None or old.content_hash != article.content_hash or old.status != article.status:
         return False
+    if old.sections != article.sections:
+        return False  # stored before the section tree, or by an older builder
     if old.search_terms is None or old.search_terms.version != ANALYZER_VERSION:
         return False  # stored before this analyzer: Atlas would search stale tokens
     existing = await store.chunks.for_article(article.id)
@@ -346,6 +371,9 @@ async def _ingest(
             continue
         old = stored.get(article.id)
         article = _reviewed(article, old, quarantine)
+        article = article.model_copy(
+            update={"sections": build_sections(article.title, article.body)}
+        )
         if article.review_flags:
             report.flagged[article.id] = injection_phrases(f"{article.title}\n{article.body}")
         if article.status == "quarantined":

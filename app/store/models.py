@@ -94,6 +94,32 @@ class SearchTerms(Model):
     body: str = ""
 
 
+BlockKind = Literal["paragraph", "list", "table", "code", "callout", "tab"]
+
+
+class Block(Model):
+    """One typed block of a section (`app.ingest.sections`): a list keeps its items whole (nested
+    items inside), a table its header and rows, a code block, callout or tab panel its label."""
+
+    id: str
+    kind: BlockKind
+    text: str
+    items: list[str] | None = None
+    ordered: bool = False
+    header: list[str] | None = None
+    rows: list[list[str]] | None = None
+    label: str | None = None
+
+
+class Section(Model):
+    """A heading's section: its heading path below the title, its URL fragment and its blocks."""
+
+    id: str
+    path: list[str] = Field(default_factory=list)
+    anchor: str = ""
+    blocks: list[Block] = Field(default_factory=list)
+
+
 class Article(Model):
     id: str = Field(alias="_id")  # the slug: a natural key that survives re-ingestion
     slug: str
@@ -113,6 +139,7 @@ class Article(Model):
     reviewed_at: datetime | None = None
     approved_hash: str | None = None  # the content a person approved; a change needs a new look
     search_terms: SearchTerms | None = None  # as stored; None on an article not yet written
+    sections: list[Section] = Field(default_factory=list)  # the section tree, built at ingest
 
 
 class Chunk(Model):
@@ -123,6 +150,8 @@ class Chunk(Model):
     breadcrumb: str
     kind: ChunkKind = "prose"
     page: int | None = None  # the PDF page the chunk's text starts on (citations link to it)
+    section_id: str | None = None  # the article section (`Article.sections`) it was cut from
+    block_ids: list[str] = Field(default_factory=list)  # that section's blocks it carries
     embedding: list[float] = Field(default_factory=list)
     audience: Audience = "all"
     locale: str = "en"
