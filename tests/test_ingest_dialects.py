@@ -72,20 +72,20 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
     (
         "callout with title",
         "> [!warning] Back up first\n> Migrations replace your data.\n> Really.",
-        ["**Back up first**\n\nMigrations replace your data.\nReally."],
-        ["[!warning]", "> "],
+        ["> **Back up first:** Migrations replace your data.\n> Really."],
+        ["[!warning]"],
     ),
     (
         "foldable callout without title",
         "> [!tip]- \n> Drag files in.",
-        ["**Tip**\n\nDrag files in."],
-        ["[!tip]", ">"],
+        ["> **Tip:** Drag files in."],
+        ["[!tip]"],
     ),
     (
         "nested callout",
         "> [!note] Outer\n> > [!example] Inner\n> > Nested body.",
-        ["**Outer**", "**Inner**", "Nested body."],
-        ["[!", ">"],
+        ["> **Outer:**\n>\n> > **Inner:** Nested body."],
+        ["[!"],
     ),
     (
         "embed of a section",
@@ -96,7 +96,7 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
     (
         "embed of a block id (a callout)",
         "Available regions:\n\n![[Sync/Privacy#^server-regions]]",
-        ["**Regions**", "**Europe**: Frankfurt", "**Asia**: Singapore"],
+        ["> **Regions:** **Europe**: Frankfurt\n> **Asia**: Singapore"],
         ["![[", "^server-regions", "Unrelated paragraph", "[!abstract]"],
     ),
     (
@@ -132,7 +132,7 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
     (
         "MkDocs admonition",
         '!!! note "Before you start"\n    You need an account.\n\n    Sign in first.\n\nNext.',
-        ["**Before you start**\n\nYou need an account.\n\nSign in first.", "Next."],
+        ["> **Before you start:** You need an account.\n>\n> Sign in first.\n\nNext."],
         ["!!!", "    You"],
     ),
     (
@@ -144,14 +144,14 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
     (
         "MkDocs collapsible admonition without title",
         "??? question\n    Is it free?",
-        ["**Question**\n\nIs it free?"],
+        ["> **Question:** Is it free?"],
         ["???"],
     ),
     (
         "MkDocs content tabs with icons and code",
         '=== ":material-apple: macOS"\n\n    Press Cmd.\n\n    ```\n    brew install x\n    ```\n\n'
         '=== "Windows"\n    Press Ctrl.\n',
-        ["**macOS**\n\nPress Cmd.\n\n```\nbrew install x\n```", "**Windows**\n\nPress Ctrl."],
+        ["## macOS\n\nPress Cmd.\n\n```\nbrew install x\n```", "## Windows\n\nPress Ctrl."],
         ["===", ":material-apple:", "    ```"],
     ),
     (
@@ -163,13 +163,13 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
     (
         "Docusaurus admonition with title",
         ":::tip Faster\nUse the keyboard.\n:::",
-        ["**Faster**\n\nUse the keyboard."],
+        ["> **Faster:** Use the keyboard."],
         [":::"],
     ),
     (
         "Docusaurus admonition with bracket title, nested",
         ":::danger[Careful]\nOuter.\n::::info\nInner.\n::::\n:::",
-        ["**Careful**", "Outer.", "**Info**", "Inner."],
+        ["> **Careful:** Outer.\n>\n> > **Info:** Inner."],
         [":::"],
     ),
     (
@@ -186,9 +186,9 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
         ["window.X", "p{}", "<script"],
     ),
     (
-        "JSX components dropped, text and tab labels kept",
+        "JSX tabs become sections named by their label, text kept",
         '<Tabs>\n<TabItem value="mac" label="macOS">\nPress <kbd>Cmd</kbd>+K.\n</TabItem>\n</Tabs>',
-        ["**macOS**", "Press Cmd+K."],
+        ["## macOS\n\nPress Cmd+K."],
         ["<Tabs", "TabItem", "<kbd>"],
     ),
     (
@@ -271,10 +271,8 @@ def test_code_blocks_and_tables_inside_callouts_stay_whole() -> None:
         "> | Plan | Limit |\n> |---|---|\n> | Free | 1 GB |\n"
     )
     body = normalise(source)
-    assert "```sql\nselect 1;\n```" in body
-    chunks = chunk_article("Limits", body, 2000, 0)
-    (table,) = [c for c in chunks if c.kind == "table"]
-    assert "| Free | 1 GB |" in table.text
+    assert "> ```sql\n> select 1;\n> ```" in body
+    assert "> | Plan | Limit |\n> |---|---|\n> | Free | 1 GB |" in body
 
 
 def test_first_paragraph_skips_headings_labels_and_lists() -> None:

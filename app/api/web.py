@@ -12,18 +12,16 @@ from pathlib import Path
 import brotli  # type: ignore[import-untyped]
 from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import FileResponse, HTMLResponse
-from markdown_it import MarkdownIt
 
 from app.api.deps import ServicesDep
 from app.api.security import require_loopback
 from app.identity import article_view_plan
-from app.links import link_key
+from app.links import link_key, render_help
 from app.safety.screen import without_instructions
 from app.turn.entitlement import audience_ladder
 
 WEB = Path(__file__).resolve().parent.parent / "web" / "static"
 router = APIRouter(include_in_schema=False)
-_md = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
 def _asset(name: str, media_type: str) -> FileResponse:
@@ -157,7 +155,7 @@ async def help_article(slug: str, services: ServicesDep, v: str | None = None) -
         plan = article_view_plan(v, slug, link_key(services.settings))
         if plan is None or article.audience not in audience_ladder(plan, services.tuning):
             raise HTTPException(404, detail="article not found")
-    body = _page_anchors(_md.render(without_instructions(article.body)))  # even if approved
+    body = _page_anchors(render_help(without_instructions(article.body)))  # even if approved
     title = html.escape(article.title)
     lang = html.escape(article.locale)
     page = f"""<!doctype html><html lang="{lang}"><head><meta charset="utf-8">

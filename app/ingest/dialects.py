@@ -32,10 +32,27 @@ warning for the ingest report; the text falls back to the link's label.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import PurePosixPath
+from typing import Any
+
+from app.ingest.tables import fix_tables
+from app.ingest.templates import (
+    ICON,
+    TAB,
+    TABS_CLOSE,
+    TABS_OPEN,
+    Rendering,
+    jsx_blocks,
+    render_templates,
+)
+
+# a link's target and the linking page's folder → the help-page URL, "" for plain text (a local
+# target that is not a page of the folder), None to keep the link as written (external)
+LinkResolver = Callable[[str, str], "str | None"]
 
 MAX_EMBED_DEPTH = 3
 MEDIA_SUFFIXES = frozenset(
@@ -72,12 +89,35 @@ _BLOCK_ID_TAIL = re.compile(r"(?:[ \t]+|(?<=\]\]))\^[A-Za-z0-9-]+[ \t]*$")
 _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:[ \t]*(.*)$")
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")  # definitions were consumed as blocks
 _HIGHLIGHT = re.compile(r"==(?=\S)(.+?)(?<=\S)==")
-_JSX_LABEL = re.compile(r"\blabel=(?:\"([^\"]*)\"|'([^']*)'|\{[\"'`]([^\"'`]*)[\"'`]\})")
 _TAG = re.compile(r"</?([A-Za-z][\w.:-]*)(?:\s(?:[^<>{}]|\{[^{}]*\})*)?/?>")
 _LIST_OR_QUOTE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>)\s")
 _SPACE_BEFORE_PUNCT = re.compile(r"(?<=\S)[ \t]+([.,;:!?)])(?=\s|$)")
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
 _BLANKS = re.compile(r"\n{3,}")
+_BLOCK_IAL = re.compile(r"^ {0,3}\{:\s*(?:\.([\w-]+))?[^}]*\}\s*$")
+_CALLOUT_CLASSES = frozenset(
+    [
+        "note",
+        "tip",
+        "info",
+        "warning",
+        "danger",
+        "caution",
+        "important",
+        "highlight",
+        "success",
+        "error",
+    ]
+)
+_SNIPPET = re.compile(r"^ {0,3}-{1,2}8<-{1,2}[ \t]*(.*)$")
+_LINK = re.compile(
+    r"(?<!!)\[((?:[^\[\]\n]|\[[^\]\n]*\])*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)"
+)
+_REF_DEF = re.compile(r"^( {0,3}\[[^\]]+\]:[ \t]*)<?(\S+?)>?((?:[ \t]+.*)?)$")
+_TEXT_PROP = re.compile(
+    r"\b(?:k|keys?|label|title|text|children|name|shortcut|value)="
+    r"(?:\"([^\"]*)\"|'([^']*)'|\{[\"'`]([^\"'`]*)[\"'`]\})"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +163,8 @@ class _Context:
     warnings: list[str]
     seen: tuple[str, ...]
     depth: int
+    links: LinkResolver | None = None
+    removed: Counter[str] = field(default_factory=Counter)
 
 
 def _key(name: str) -> str:
@@ -137,16 +179,27 @@ def normalise(
     self_slug: str = "",
     warnings: list[str] | None = None,
     mdx: bool = False,
+    meta: Mapping[str, Any] | None = None,
+    links: LinkResolver | None = None,
+    removed: Counter[str] | None = None,
 ) -> str:
-    """`body` in plain CommonMark; unresolved embeds are appended to `warnings`."""
+    """`body` in plain CommonMark; unresolved embeds and links are appended to `warnings`,
+    template tags that could not be rendered are counted in `removed` (never shown).
+
+    `meta` is the page's front matter (for `page.*` and `param`), `links` resolves a link's
+    target to a help page (`LinkResolver`); without it local links keep their target."""
     ctx = _Context(
         index=index or NoteIndex(),
         folder=folder,
         warnings=warnings if warnings is not None else [],
         seen=(self_slug,) if self_slug else (),
         depth=0,
+        links=links,
+        removed=removed if removed is not None else Counter(),
     )
     text = _strip_comments(body.replace("\r\n", "\n"), mdx=mdx)
+    state = Rendering(meta=meta or {}, removed=ctx.removed)
+    text = jsx_blocks(render_templates(text, state))
     return _tidy(_blocks(text, ctx))
 
 
@@ -205,75 +258,222 @@ def _strip_comments(text: str, *, mdx: bool) -> str:
 
 def _blocks(text: str, ctx: _Context) -> str:
     """Rewrite block-level dialects; hand every other line to the inline pass."""
-    lines = text.split("\n")
-    out: list[str] = []
-    prose: list[str] = []
-    level = 1  # the heading level the current position sits under (1 = the title)
+    state = _BlockState(text.split("\n"), ctx)
+    while state.i < len(state.lines):
+        line = state.lines[state.i]
+        if not any(handler(state, line) for handler in _BLOCK_HANDLERS):
+            state.prose_line(line)
+    state.flush()
+    state.close_tab_runs()
+    return "\n".join(state.out)
 
-    def flush() -> None:
-        if prose:
-            out.append(_inline("\n".join(prose), ctx, level))
-            prose.clear()
 
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if fence := _FENCE.match(line):
-            flush()
-            last = _fence_end(lines, i, fence.group(1))
-            out.append("\n".join(lines[i : last + 1]))
-            i = last + 1
-            continue
-        if m := _FOOTNOTE_DEF.match(line):
-            flush()
-            j = i + 1
-            while j < len(lines) and (not lines[j].strip() or lines[j][:1] in (" ", "\t")):
-                j += 1
-            while j > i + 1 and not lines[j - 1].strip():
-                j -= 1
-            inner = "\n".join([m.group(2), *(_dedent(ln) for ln in lines[i + 1 : j])])
-            out.append(f"\n{_blocks(inner.strip(), ctx).strip()}\n")
-            i = j
-            continue
-        if m := _CALLOUT.match(line):
-            flush()
-            j = i + 1
-            while j < len(lines) and lines[j].lstrip().startswith(">"):
-                j += 1
-            inner = "\n".join(_unquote(ln) for ln in lines[i + 1 : j])
-            out.append(_admonition(m.group(1), m.group(2), inner, ctx, level))
-            i = j
-            continue
-        if (m := _MKDOCS.match(line)) or (tab := _MKDOCS_TAB.match(line)):
-            flush()
-            # `!!! note ""` asks for no title at all; a tab's label is its title
-            kind, title = (m.group(1), m.group(2)) if m else ("", tab.group(1) if tab else "")
-            if title == "" and m:
-                kind = ""
-            j = i + 1
-            while j < len(lines) and (not lines[j].strip() or lines[j][:1] in (" ", "\t")):
-                j += 1
-            while j > i + 1 and not lines[j - 1].strip():
-                j -= 1
-            inner = "\n".join(_dedent(ln) for ln in lines[i + 1 : j])
-            out.append(_admonition(kind, title or "", inner, ctx, level))
-            i = j
-            continue
-        if m := _DOCUSAURUS_OPEN.match(line):
-            close = _docusaurus_end(lines, i, len(m.group(1)))
-            if close is not None:
-                flush()
-                title = m.group(3) or m.group(4) or ""
-                inner = "\n".join(lines[i + 1 : close])
-                out.append(_admonition(m.group(2), title, inner, ctx, level))
-                i = close + 1
-                continue
+class _BlockState:
+    """Where the block pass is: its output, the prose waiting for the inline pass, the heading
+    level it sits under (1 = the title) and the open tab groups (their base levels)."""
+
+    def __init__(self, lines: list[str], ctx: _Context) -> None:
+        self.lines, self.ctx = lines, ctx
+        self.out: list[str] = []
+        self.prose: list[str] = []
+        self.level = 1
+        self.i = 0
+        self.tab_bases: list[int] = []
+        self.mkdocs_run = False  # inside a run of MkDocs `===` tabs (one group)
+
+    def flush(self) -> None:
+        if self.prose:
+            text = fix_tables("\n".join(self.prose))
+            self.out.append(_inline(text, self.ctx, self.level))
+            self.prose.clear()
+
+    def emit(self, block: str) -> None:
+        self.flush()
+        self.out.append(block)
+
+    def prose_line(self, line: str) -> None:
+        if self.mkdocs_run and line.strip():
+            self.close_tab_runs(mkdocs_only=True)
         if h := _HEADING.match(line):
-            level = len(h.group(1))
-        prose.append(line)
-        i += 1
-    flush()
-    return "\n".join(out)
+            self.level = len(h.group(1))
+        self.prose.append(line)
+        self.i += 1
+
+    def open_tabs(self) -> None:
+        self.tab_bases.append(self.level)
+
+    def tab_heading(self, label: str) -> None:
+        base = self.tab_bases[-1] if self.tab_bases else self.level
+        self.level = min(base + 1, 6)
+        text = _inline(label, self.ctx, self.level, heading=True).strip() or "Tab"
+        self.emit(f"\n{'#' * self.level} {text}\n")
+
+    def close_tabs(self) -> None:
+        if self.tab_bases:
+            self.level = self.tab_bases.pop()
+
+    def close_tab_runs(self, *, mkdocs_only: bool = False) -> None:
+        if self.mkdocs_run:
+            self.mkdocs_run = False
+            self.close_tabs()
+        if not mkdocs_only:
+            while self.tab_bases:
+                self.close_tabs()
+
+    def indented_block(self, start: int) -> tuple[str, int]:
+        """The indented body after line `start` (blank lines inside it kept), dedented."""
+        j = start + 1
+        lines = self.lines
+        while j < len(lines) and (not lines[j].strip() or lines[j][:1] in (" ", "\t")):
+            j += 1
+        while j > start + 1 and not lines[j - 1].strip():
+            j -= 1
+        return "\n".join(_dedent(ln) for ln in lines[start + 1 : j]), j
+
+
+def _fenced_block(state: _BlockState, line: str) -> bool:
+    if not (fence := _FENCE.match(line)):
+        return False
+    last = _fence_end(state.lines, state.i, fence.group(1))
+    state.emit("\n".join(state.lines[state.i : last + 1]))
+    state.i = last + 1
+    return True
+
+
+def _tab_marker(state: _BlockState, line: str) -> bool:
+    stripped = line.strip()
+    if stripped == TABS_OPEN:
+        state.flush()
+        state.open_tabs()
+    elif stripped == TABS_CLOSE:
+        state.flush()
+        state.close_tabs()
+    elif stripped.startswith(TAB):
+        state.tab_heading(stripped[len(TAB) :])
+    else:
+        return False
+    state.i += 1
+    return True
+
+
+def _footnote(state: _BlockState, line: str) -> bool:
+    if not (m := _FOOTNOTE_DEF.match(line)):
+        return False
+    rest, j = state.indented_block(state.i)
+    inner = "\n".join([m.group(2), rest])
+    state.emit(f"\n{_blocks(inner.strip(), state.ctx).strip()}\n")
+    state.i = j
+    return True
+
+
+def _obsidian_callout(state: _BlockState, line: str) -> bool:
+    if not (m := _CALLOUT.match(line)):
+        return False
+    j = state.i + 1
+    while j < len(state.lines) and state.lines[j].lstrip().startswith(">"):
+        j += 1
+    inner = "\n".join(_unquote(ln) for ln in state.lines[state.i + 1 : j])
+    state.emit(_admonition(m.group(1), m.group(2), inner, state.ctx))
+    state.i = j
+    return True
+
+
+def _mkdocs(state: _BlockState, line: str) -> bool:
+    m = _MKDOCS.match(line)
+    tab = None if m else _MKDOCS_TAB.match(line)
+    if not (m or tab):
+        return False
+    inner, j = state.indented_block(state.i)
+    if tab:
+        state.flush()
+        if not state.mkdocs_run or line.startswith("===!"):
+            state.close_tab_runs(mkdocs_only=True)
+            state.open_tabs()
+            state.mkdocs_run = True
+        state.tab_heading(_ICON.sub("", tab.group(1)).strip())
+        state.emit(_blocks(inner, state.ctx).strip("\n"))
+    else:
+        assert m is not None
+        # `!!! note ""` asks for no title at all
+        kind = "" if m.group(2) == "" else m.group(1)
+        state.emit(_admonition(kind, m.group(2) or "", inner, state.ctx))
+    state.i = j
+    return True
+
+
+def _docusaurus(state: _BlockState, line: str) -> bool:
+    if not (m := _DOCUSAURUS_OPEN.match(line)):
+        return False
+    close = _docusaurus_end(state.lines, state.i, len(m.group(1)))
+    if close is None:
+        return False
+    title = m.group(3) or m.group(4) or ""
+    inner = "\n".join(state.lines[state.i + 1 : close])
+    state.emit(_admonition(m.group(2), title, inner, state.ctx))
+    state.i = close + 1
+    return True
+
+
+def _kramdown_ial(state: _BlockState, line: str) -> bool:
+    """`{: .warning }` before or after a paragraph makes it a callout; other IALs vanish."""
+    if not (m := _BLOCK_IAL.match(line)):
+        return False
+    kind = (m.group(1) or "").removesuffix("-title")
+    para: list[str] = []
+    if kind in _CALLOUT_CLASSES and state.prose and state.prose[-1].strip():
+        while state.prose and state.prose[-1].strip():
+            para.insert(0, state.prose.pop())
+        state.i += 1
+    elif kind in _CALLOUT_CLASSES:
+        j = state.i + 1
+        while j < len(state.lines) and state.lines[j].strip():
+            para.append(state.lines[j])
+            j += 1
+        state.i = j
+    else:
+        state.i += 1
+        return True
+    body = "\n".join(_unquote(ln) for ln in para)
+    state.emit(_admonition(kind, "", body, state.ctx))
+    return True
+
+
+def _snippet(state: _BlockState, line: str) -> bool:
+    """MkDocs `--8<-- "file.md"`: that file's text, or nothing (with a warning)."""
+    if not (m := _SNIPPET.match(line)):
+        return False
+    name = m.group(1).strip().strip("\"'")
+    state.i += 1
+    if not name:
+        return True
+    note = state.ctx.index.resolve(PurePosixPath(name).with_suffix("").as_posix())
+    note = note or state.ctx.index.resolve(PurePosixPath(name).stem)
+    if note is None or note.slug in state.ctx.seen or state.ctx.depth >= MAX_EMBED_DEPTH:
+        state.ctx.warnings.append(f"snippet --8<-- {name!r}: no such file in the folder")
+        return True
+    inner = _Context(
+        state.ctx.index,
+        note.folder,
+        state.ctx.warnings,
+        (*state.ctx.seen, note.slug),
+        state.ctx.depth + 1,
+        state.ctx.links,
+        state.ctx.removed,
+    )
+    state.emit(_blocks(_strip_comments(note.body, mdx=False), inner))
+    return True
+
+
+_BLOCK_HANDLERS = (
+    _fenced_block,
+    _tab_marker,
+    _footnote,
+    _obsidian_callout,
+    _mkdocs,
+    _docusaurus,
+    _kramdown_ial,
+    _snippet,
+)
 
 
 def _fence_end(lines: list[str], start: int, fence: str) -> int:
@@ -316,14 +516,26 @@ def _dedent(line: str) -> str:
     return line[4:] if line.startswith("    ") else line.lstrip(" ")
 
 
-def _admonition(kind: str, title: str, inner: str, ctx: _Context, level: int) -> str:
+def _admonition(kind: str, title: str, inner: str, ctx: _Context) -> str:
+    """A callout as the section tree reads it: a blockquote led by its bold label,
+    `> **Warning:** text` (the label alone on its line before a list, table or code)."""
     label = _ICON.sub("", title).strip() or kind.replace("-", " ").replace("_", " ").capitalize()
-    label = _inline(label, ctx, level, heading=True).strip()
+    label = _inline(label, ctx, 6, heading=True).strip()
     label = label.strip("*").strip() if label.startswith("**") else label
     body = _blocks(inner, ctx).strip("\n")
     if not label:
         return f"\n{body}\n"
-    return f"\n**{label}**\n\n{body}\n" if body.strip() else f"\n**{label}**\n"
+    head = label if label[-1:] in ":?!." else f"{label}:"
+    lines = body.split("\n") if body.strip() else []
+    first = lines[0] if lines else ""
+    if first.strip() and not (
+        _LIST_OR_QUOTE.match(first) or first.lstrip().startswith(("|", "#", "```", "~~~", ">"))
+    ):
+        lines[0] = f"**{head}** {first.strip()}"
+    else:
+        lines = [f"**{head}**", *([""] if lines else []), *lines]
+    quoted = "\n".join(f"> {ln}" if ln.strip() else ">" for ln in lines)
+    return f"\n{quoted}\n"
 
 
 def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> str:
@@ -348,29 +560,57 @@ def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> s
         line = _WIKILINK.sub(partial(_wikilink_match, ctx=ctx, plain=is_heading), line)
         line = _HIGHLIGHT.sub(r"\1", _ATTR_LIST.sub("", _ICON.sub("", line)))
         line = _FOOTNOTE_REF.sub("", line)
-        line = _tags(line)
+        line = _tags(line, ctx)
+        line = ICON.sub("", line)
+        if ctx.links is not None:
+            line = _LINK.sub(partial(_link, ctx=ctx, plain=is_heading), line)
+            line = _REF_DEF.sub(partial(_ref_def, ctx=ctx), line)
         if not _LIST_OR_QUOTE.match(line) and line.strip():
             line = _SPACES.sub(" ", line)
         lines.append(line.rstrip() if line.strip() else "")
     return _restore("\n".join(lines), spans)
 
 
-def _tags(line: str) -> str:
-    """Drop HTML/JSX tags, keep their text; a component's `label` becomes a bold line."""
+def _tags(line: str, ctx: _Context) -> str:
+    """Drop HTML/JSX tags, keep their text. A self-closing component with a text prop
+    (`<Key k="ctrl" />`) becomes that text; other empty components vanish, counted."""
 
     def repl(m: re.Match[str]) -> str:
-        if m.group(0).startswith("</"):
+        tag = m.group(0)
+        if tag.startswith("</") or not m.group(1)[:1].isupper():
             return ""
-        label = _JSX_LABEL.search(m.group(0))
-        if label and m.group(1)[:1].isupper():
-            text = next(g for g in label.groups() if g is not None)
-            return f"**{text}**" if text else ""
+        prop = _TEXT_PROP.search(tag)
+        if prop:
+            return next((g for g in prop.groups() if g is not None), "")
+        if tag.endswith("/>"):
+            ctx.removed[f"jsx:<{m.group(1)} />"] += 1
         return ""
 
     if not _TAG.search(line):
         return line
     replaced = _TAG.sub(repl, line)
     return replaced if replaced.strip() else ""
+
+
+def _link(m: re.Match[str], *, ctx: _Context, plain: bool) -> str:
+    text, target = m.group(1), m.group(2)
+    assert ctx.links is not None
+    url = ctx.links(target, ctx.folder)
+    if url is None:
+        return m.group(0)
+    if not url:
+        if target and not target.startswith("#"):
+            ctx.warnings.append(f"link to {target!r}: no such page in the folder (kept as text)")
+        return text
+    return text if plain else f"[{text}]({url})"
+
+
+def _ref_def(m: re.Match[str], *, ctx: _Context) -> str:
+    assert ctx.links is not None
+    url = ctx.links(m.group(2), ctx.folder)
+    if url is None:
+        return m.group(0)
+    return f"{m.group(1)}{url or '#'}{m.group(3)}"
 
 
 def _link_label(target: str) -> str:
@@ -433,8 +673,17 @@ def _embed_block(target: str, ctx: _Context, level: int) -> str:
         what = "block" if fragment.startswith("^") else "heading"
         ctx.warnings.append(f"embed ![[{target}]]: no such {what} in {note_name!r}")
         return fallback
-    inner = _Context(ctx.index, note.folder, ctx.warnings, (*ctx.seen, note.slug), ctx.depth + 1)
-    text = _blocks(_strip_comments(_shift_headings(raw, shift), mdx=False), inner)
+    inner = _Context(
+        ctx.index,
+        note.folder,
+        ctx.warnings,
+        (*ctx.seen, note.slug),
+        ctx.depth + 1,
+        ctx.links,
+        ctx.removed,
+    )
+    raw = render_templates(_strip_comments(_shift_headings(raw, shift), mdx=False), Rendering())
+    text = _blocks(jsx_blocks(raw), inner)
     return f"\n{text.strip()}\n"
 
 

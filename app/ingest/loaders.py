@@ -38,14 +38,19 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any, cast
+from urllib.parse import unquote
 
 import yaml
 
 from app.ingest.dialects import Note, NoteIndex, first_paragraph, normalise
 from app.ingest.html import parse_html
+from app.ingest.leaks import Leak, find_leaks, summarise
+from app.ingest.pagelang import declared, page_locales
+from app.ingest.pagelinks import SiteLinks
 from app.ingest.pdf import PdfError, pdf_to_markdown
 from app.ingest.review import review_flags
 from app.ingest.zendesk import NotZendesk, zendesk_items
+from app.links import anchors_of, heading_anchor
 from app.store.models import AUDIENCES, Article, ArticleStatus, Audience
 
 ARTICLE_STATUSES = ("draft", "published")
@@ -99,6 +104,7 @@ class CorpusLoad:
     warnings: list[LoadError] = field(default_factory=list)
     claimed_slugs: set[str] = field(default_factory=set)
     skipped: list[LoadError] = field(default_factory=list)  # files of another format
+    leaks: dict[str, list[Leak]] = field(default_factory=dict)  # file → markers left in it
 
 
 def decode_utf8(raw: bytes) -> str:
@@ -354,7 +360,7 @@ def build_article(
         )
     locale = field_or_problem(
         lambda: _string(meta, "locale", "") or _string(meta, "lang", "en"), "en"
-    )
+    ).replace("_", "-")
     if not _LOCALE.match(locale):
         problems.append(f"locale {locale!r} is not a language tag (e.g. en, en-GB)")
     summary = field_or_problem(
@@ -563,30 +569,22 @@ def load_corpus(
     claimed: set[str] = set()
     kept = _assign_slugs(sources, result.errors)
     claimed.update(s.slug for s in sources)
-    index = NoteIndex()
-    for src in kept:
-        folder = src.rel.parent.as_posix() if src.rel.parent.name else ""
-        index.add(src.rel.as_posix(), Note(src.slug, src.doc.body, folder), _aliases(src.doc.meta))
-    for src in kept:
-        warnings: list[str] = []
-        folder = src.rel.parent.as_posix() if src.rel.parent.name else ""
-        warnings.extend(src.doc.warnings)
-        body = (
-            src.doc.body
-            if src.doc.converted
-            else normalise(
-                src.doc.body,
-                index,
-                folder=folder,
-                self_slug=src.slug,
-                warnings=warnings,
-                mdx=src.doc.mdx,
-            )
-        )
+    pages = _normalise_all(kept)
+    anchors = {src.slug: anchors_of(body) for src, body, _ in pages}
+    locales = page_locales([(src.rel, src.doc.meta, body) for src, body, _ in pages])
+    for (src, body, warnings), locale in zip(pages, locales, strict=True):
+        body = fix_anchors(body, src.slug, anchors)
+        leaks = find_leaks(body)
+        if leaks:
+            result.leaks[src.shown] = leaks
+            warnings.append(summarise(leaks))
         result.warnings.extend(LoadError(src.shown, w) for w in warnings)
+        meta = dict(src.doc.meta)
+        if declared(meta) is None:
+            meta["locale"] = locale
         try:
             article = build_article(
-                src.doc.meta,
+                meta,
                 body,
                 src.path,
                 slug=src.slug,
@@ -601,6 +599,72 @@ def load_corpus(
     result.claimed_slugs = claimed
     result.errors.sort(key=lambda e: e.path)
     return result
+
+
+def _normalise_all(kept: list[_Source]) -> list[tuple[_Source, str, list[str]]]:
+    """Each page's body as CommonMark, with links resolved against every page of the load,
+    and its warnings (unresolved embeds, dead links, template tags that were removed)."""
+    index = NoteIndex()
+    links = SiteLinks()
+    for src in kept:
+        folder = src.rel.parent.as_posix() if src.rel.parent.name else ""
+        index.add(src.rel.as_posix(), Note(src.slug, src.doc.body, folder), _aliases(src.doc.meta))
+        links.add(src.rel.as_posix(), src.slug, src.doc.meta)
+    out: list[tuple[_Source, str, list[str]]] = []
+    for src in kept:
+        warnings: list[str] = list(src.doc.warnings)
+        if src.doc.converted:
+            out.append((src, src.doc.body, warnings))
+            continue
+        removed: Counter[str] = Counter()
+        found: list[str] = []
+        body = normalise(
+            src.doc.body,
+            index,
+            folder=src.rel.parent.as_posix() if src.rel.parent.name else "",
+            self_slug=src.slug,
+            warnings=found,
+            mdx=src.doc.mdx,
+            meta=src.doc.meta,
+            links=links.resolve,
+            removed=removed,
+        )
+        warnings.extend(_grouped(found))
+        if removed:
+            kinds = ", ".join(f"{k} ×{n}" for k, n in removed.most_common())
+            warnings.append(f"removed {removed.total()} template tags it cannot render ({kinds})")
+        out.append((src, body, warnings))
+    return out
+
+
+def _grouped(warnings: list[str]) -> list[str]:
+    """Dead links in one line per page (a page may have dozens); other warnings as they are."""
+    dead = [w for w in warnings if w.startswith("link to ")]
+    rest = [w for w in warnings if not w.startswith("link to ")]
+    if dead:
+        targets = ", ".join(w.split("'")[1] if "'" in w else w for w in dead[:5])
+        more = f" and {len(dead) - 5} more" if len(dead) > 5 else ""
+        rest.append(f"{len(dead)} links to pages not in the folder, kept as text: {targets}{more}")
+    return rest
+
+
+_HELP_ANCHOR = re.compile(r"\]\((/help/([a-z0-9_-]+))?#([^)\s]+)\)")
+
+
+def fix_anchors(body: str, slug: str, anchors: Mapping[str, set[str]]) -> str:
+    """Links keep an anchor only if the target page has it (tried as written, then as its
+    heading text would make it); else they point at the page itself."""
+
+    def repl(m: re.Match[str]) -> str:
+        page, target = m.group(1), m.group(2) or slug
+        known = anchors.get(target, set())
+        fragment = m.group(3)
+        for candidate in (fragment, heading_anchor(unquote(fragment).replace("-", " "))):
+            if candidate in known:
+                return f"]({page or ''}#{candidate})"
+        return f"]({page})" if page else "](#)"
+
+    return _HELP_ANCHOR.sub(repl, body)
 
 
 def load_file(

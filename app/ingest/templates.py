@@ -1,0 +1,681 @@
+"""Site-generator template syntax rewritten to plain Markdown, per family, not per site. Pure.
+
+Families: Liquid (Jekyll, GitBook: `{% tag %}`, block tags with `{% endtag %}`, `{{ output |
+filter }}`, captures, assigns, `site.*`/`page.*` variables, `{% link %}`), Hugo shortcodes
+(`{{< name >}}`, `{{% name %}}`, closed by `{{< /name >}}`), and the HTML tab widget (a
+`ul.nav-tabs` list naming `div.tab-pane` panels). What a tag means is read from its name, in
+`ROLES`: a callout keeps its body as an Obsidian-style callout (`> [!warning] Title`, which the
+block pass turns into `> **Title:** body`), a tab or an expandable section becomes a section
+named by its label (`TAB` markers, turned into a heading one level below the current one), an
+image becomes its alt text, a link tag becomes the path it names (resolved to a help page later),
+a key becomes its text. A paired tag of unknown name keeps its content; any other tag that
+cannot be rendered is removed and counted in `Rendering.removed` — never shown.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shlex
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+# markers the block pass turns into headings: a group of tabs and one tab (or titled section)
+TABS_OPEN = "\x04TABS\x04"
+TABS_CLOSE = "\x04/TABS\x04"
+TAB = "\x04TAB\x04"
+ICON = re.compile("\x05([\\w-]*)\x05")
+
+_CALLOUT_KINDS = frozenset(
+    [
+        "note",
+        "tip",
+        "tips",
+        "info",
+        "information",
+        "warning",
+        "warn",
+        "danger",
+        "caution",
+        "important",
+        "success",
+        "error",
+        "question",
+        "example",
+        "attention",
+        "abstract",
+        "summary",
+        "bug",
+        "failure",
+        "hint",
+        "check",
+        "todo",
+        "quote",
+    ]
+)
+ROLES: dict[str, frozenset[str]] = {
+    "callout": _CALLOUT_KINDS
+    | frozenset(
+        ["callout", "alert", "notice", "admonition", "message", "panel", "box", "highlight-box"]
+    ),
+    "tabs": frozenset(
+        ["tabs", "tabset", "tab-group", "tabgroup", "codetabs", "code-tabs", "tabpane"]
+    ),
+    "tab": frozenset(["tab", "tabitem", "tab-item"]),
+    "section": frozenset(
+        [
+            "expand",
+            "details",
+            "faq",
+            "accordion",
+            "accordion-item",
+            "collapse",
+            "collapsible",
+            "spoiler",
+            "toggle",
+        ]
+    ),
+    "container": frozenset(
+        [
+            "code",
+            "content-ref",
+            "stepper",
+            "step",
+            "steps",
+            "columns",
+            "column",
+            "center",
+            "markdown",
+            "md",
+            "div",
+            "section",
+            "group",
+            "card",
+            "cards",
+            "grid",
+            "row",
+            "col",
+            "swagger-description",
+        ]
+    ),
+    "image": frozenset(["image", "img", "figure", "picture", "screenshot"]),
+    "icon": frozenset(
+        ["icon", "fa", "fas", "far", "fab", "octicon", "glyph", "emoji", "material-icon", "bi"]
+    ),
+    "key": frozenset(["kbd", "key", "keys", "shortcut", "keyboard", "button", "btn"]),
+    "link": frozenset(
+        [
+            "link",
+            "post_url",
+            "relref",
+            "ref",
+            "url",
+            "asset",
+            "absurl",
+            "relurl",
+            "static",
+            "resource",
+        ]
+    ),
+    "param": frozenset(["param", "siteparam", "site-param", "var", "variable"]),
+}
+CHECK_ICONS = frozenset(
+    ["check", "check-circle", "check-square", "check-mark", "checkmark", "tick", "ok", "yes"]
+)
+CROSS_ICONS = frozenset(
+    ["x", "times", "close", "cross", "ban", "minus-circle", "times-circle", "xmark", "no"]
+)
+_TEXT_KEYS = ("title", "header", "heading", "label", "name", "summary", "text")
+_KIND_KEYS = ("style", "type", "kind", "level", "class", "variant", "theme")
+
+_TAG = re.compile(
+    r"\{%-?[ \t]*(?P<ltag>[A-Za-z_][\w-]*)(?P<largs>(?:(?!%\}|\{%).)*?)-?%\}"
+    r"|\{\{(?P<hd>[<%])[ \t]*(?P<hclose>/)?[ \t]*(?P<hname>[\w./-]+)"
+    r"(?P<hargs>(?:(?![>%]\}\}).)*?)[ \t]*(?:/[ \t]*)?[>%]\}\}"
+    r"|\{\{-?(?P<out>(?:(?!\}\}|\{\{).)*?)-?\}\}",
+    re.DOTALL,
+)
+_COMMENT = re.compile(r"\{%-?\s*comment\s*-?%\}.*?\{%-?\s*endcomment\s*-?%\}", re.DOTALL)
+_RAW = re.compile(r"\{%-?\s*raw\s*-?%\}(.*?)\{%-?\s*endraw\s*-?%\}", re.DOTALL)
+_HIGHLIGHT = re.compile(
+    r"\{%-?\s*highlight\s+([\w+-]+)[^%]*%\}\n?(.*?)\{%-?\s*endhighlight\s*-?%\}"
+    r"|\{\{<\s*highlight\s+([\w+-]+)[^>]*>\}\}\n?(.*?)\{\{<\s*/highlight\s*>\}\}",
+    re.DOTALL,
+)
+_ESCAPED_SHORTCODE = re.compile(r"\{\{([<%])/\*(.*?)\*/([>%])\}\}", re.DOTALL)
+_ENCODED = re.compile(r"%7B(?:%7B|%25)(?:(?!%7D).)*?(?:%7D|%25)%7D", re.IGNORECASE)
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
+_HOLE = re.compile("\x02(\\d+)\x02")
+_ARG = re.compile(
+    r"""([\w-]+)\s*=\s*("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"']+)|("(?:[^"\\]|\\.)*"|'[^']*'|\S+)"""
+)
+_ICON_HTML = re.compile(
+    r"<(?:i|span|em)\b[^>]*\bclass=\"[^\"]*?\b(?:fa[srbl]?|icon|glyphicon|bi|octicon|material-icons)"
+    r"[- ]([\w-]+)[^\"]*\"[^>]*>\s*(?:</(?:i|span|em)>)?"
+)
+_EMOJI = {
+    "white_check_mark": "✓",
+    "heavy_check_mark": "✓",
+    "ballot_box_with_check": "✓",
+    "check": "✓",
+    "x": "✗",
+    "heavy_multiplication_x": "✗",
+    "negative_squared_cross_mark": "✗",
+    "no_entry": "⛔",
+    "warning": "⚠",
+    "information_source": "ℹ",
+    "bulb": "💡",
+    "star": "★",
+    "lock": "🔒",
+    "key": "🔑",
+}
+_EMOJI_SHORTCODE = re.compile(r"(?<![\w:]):([a-z0-9_+-]+):(?![\w:])")
+_SYMBOLS = {"✔": "✓", "✅": "✓", "☑": "✓", "✓": "✓", "❌": "✗", "✖": "✗", "✘": "✗", "✗": "✗"}
+_KEEP_ENTITIES = ("&lt;", "&gt;", "&amp;")
+_ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+
+
+@dataclass
+class Rendering:
+    """What one page's template pass knows and found: its variables and what it removed."""
+
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    variables: dict[str, str] = field(default_factory=dict)
+    removed: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class _Node:
+    kind: str  # "text" | "tag" | "out"
+    text: str = ""
+    name: str = ""
+    args: str = ""
+    family: str = ""  # liquid | hugo
+    children: list[_Node] | None = None
+
+
+def render_templates(text: str, state: Rendering) -> str:
+    """`text` with every template construct rendered to Markdown (fenced code is untouched)."""
+    text = _ENCODED.sub(lambda m: unquote(m.group(0)), text)
+    text = _COMMENT.sub("", text)
+    text = _ESCAPED_SHORTCODE.sub(r"`{{\1\2\3}}`", text)
+    text = _HIGHLIGHT.sub(_fenced, text)
+    text = _RAW.sub(lambda m: m.group(1), text)
+    text, holes = _hide(text)
+    if "{{" in text or "{%" in text:
+        text = _render(_tree(_tokens(text)), state)
+    text = html_tabs(text)
+    text = _ICON_HTML.sub(lambda m: icon_marker(m.group(1)), text)
+    text = _EMOJI_SHORTCODE.sub(_emoji, text)
+    text = _ENTITY.sub(_entity, text)
+    return _unhide(text, holes)
+
+
+def _fenced(m: re.Match[str]) -> str:
+    lang, code = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    return f"```{lang}\n{code.rstrip()}\n```\n"
+
+
+def _hide(text: str) -> tuple[str, list[str]]:
+    """Fenced code blocks and inline code spans swapped for placeholders."""
+    holes: list[str] = []
+
+    def hole(content: str) -> str:
+        holes.append(content)
+        return f"\x02{len(holes) - 1}\x02"
+
+    out: list[str] = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _FENCE_LINE.match(lines[i])
+        if m:
+            fence = m.group(1)
+            j = i + 1
+            while j < len(lines) and not (
+                lines[j].strip().startswith(fence) and not lines[j].strip().strip(fence[0])
+            ):
+                j += 1
+            out.append(hole("\n".join(lines[i : j + 1])))
+            i = j + 1
+            continue
+        out.append(_INLINE_CODE.sub(lambda c: hole(c.group(0)), lines[i]))
+        i += 1
+    return "\n".join(out), holes
+
+
+def _unhide(text: str, holes: list[str]) -> str:
+    while _HOLE.search(text):
+        text = _HOLE.sub(lambda m: holes[int(m.group(1))], text)
+    return text
+
+
+def _tokens(text: str) -> list[_Node]:
+    nodes: list[_Node] = []
+    pos = 0
+    for m in _TAG.finditer(text):
+        if m.start() > pos:
+            nodes.append(_Node("text", text[pos : m.start()]))
+        pos = m.end()
+        if m.group("ltag"):
+            nodes.append(
+                _Node(
+                    "tag",
+                    name=m.group("ltag").lower(),
+                    args=m.group("largs").strip(),
+                    family="liquid",
+                )
+            )
+        elif m.group("hname"):
+            name = m.group("hname").lower()
+            closing = "/" if m.group("hclose") else ""
+            nodes.append(
+                _Node("tag", name=closing + name, args=m.group("hargs").strip(), family="hugo")
+            )
+        else:
+            nodes.append(_Node("out", text=m.group("out").strip()))
+    if pos < len(text):
+        nodes.append(_Node("text", text[pos:]))
+    return nodes
+
+
+def _closer(node: _Node) -> str:
+    return f"end{node.name}" if node.family == "liquid" else f"/{node.name}"
+
+
+def _tree(tokens: list[_Node]) -> list[_Node]:
+    """Pair opening and closing tags (a name with a closer somewhere later is a block)."""
+    closers = Counter(t.name for t in tokens if t.kind == "tag")
+    root = _Node("tag", name="", children=[])
+    stack = [root]
+    for tok in tokens:
+        if tok.kind == "tag" and _is_close(tok):
+            opener = tok.name[3:] if tok.family == "liquid" else tok.name[1:]
+            depth = next((i for i in range(len(stack) - 1, 0, -1) if stack[i].name == opener), None)
+            if depth is None:
+                continue  # a closer with no opener: nothing to render
+            del stack[depth:]
+            continue
+        assert stack[-1].children is not None
+        stack[-1].children.append(tok)
+        if tok.kind == "tag" and closers[_closer(tok)] > 0:
+            tok.children = []
+            stack.append(tok)
+    assert root.children is not None
+    return root.children
+
+
+def _is_close(tok: _Node) -> bool:
+    if tok.family == "hugo":
+        return tok.name.startswith("/")
+    return tok.name.startswith("end") and tok.name not in ("endpoint",)
+
+
+def _render(nodes: list[_Node], state: Rendering) -> str:
+    parts: list[str] = []
+    for node in nodes:
+        if node.kind == "text":
+            parts.append(node.text)
+        elif node.kind == "out":
+            parts.append(_output(node.text, state))
+        else:
+            parts.append(_tag(node, state))
+    return "".join(parts)
+
+
+def parse_args(raw: str) -> tuple[list[str], dict[str, str]]:
+    """Positional and named arguments of a tag: `warning "Title" style="info"`."""
+    positional: list[str] = []
+    named: dict[str, str] = {}
+    for m in _ARG.finditer(raw):
+        if m.group(1):
+            named[m.group(1).lower()] = _unquote(m.group(2))
+        else:
+            positional.append(_unquote(m.group(3)))
+    return positional, named
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        try:
+            return shlex.split(value)[0] if value[0] == '"' else value[1:-1]
+        except ValueError:
+            return value[1:-1]
+    return value
+
+
+def role_of(name: str) -> str | None:
+    """What a tag of this name means (`ROLES`), or None when its name says nothing known."""
+    for role, names in ROLES.items():
+        if name in names:
+            return role
+    return None
+
+
+def _tag(node: _Node, state: Rendering) -> str:
+    name = node.name
+    positional, named = parse_args(node.args)
+    body = _render(node.children, state) if node.children is not None else None
+    handled = _liquid_control(node, body, positional, state)
+    if handled is not None:
+        return handled
+    role = role_of(name)
+    if role == "callout" and body is not None:
+        return callout_block(
+            _callout_kind(name, positional, named), _title(positional, named, skip_kind=True), body
+        )
+    if role in ("tabs",) and body is not None:
+        return f"\n{TABS_OPEN}\n{body}\n{TABS_CLOSE}\n"
+    if role in ("tab", "section") and body is not None:
+        return tab_block(_title(positional, named) or name.capitalize(), body)
+    if role == "container" and body is not None:
+        return body
+    if role == "image":
+        return (
+            named.get("alt")
+            or named.get("caption")
+            or named.get("title")
+            or " ".join(positional[1:])
+        )
+    if role == "icon":
+        return icon_marker(positional[0] if positional else named.get("name", ""))
+    if role == "key":
+        return body.strip() if body else " ".join(positional) or named.get("text", "")
+    if role == "link" and positional:
+        return _link_target(positional[0], node)
+    if role == "param" and positional:
+        value = _lookup(state.meta, positional[0])
+        if value is not None:
+            return value
+    state.removed[f"{node.family}:{name}"] += 1
+    return body if body is not None else ""
+
+
+def _liquid_control(
+    node: _Node, body: str | None, positional: list[str], state: Rendering
+) -> str | None:
+    """Liquid's own tags: capture, assign, if/unless/case (first branch), for (dropped)."""
+    if node.family != "liquid":
+        return None
+    name = node.name
+    if name == "capture" and positional and body is not None:
+        state.variables[positional[0]] = _dedent(body)
+        return ""
+    if name == "assign":
+        var, _, expr = node.args.partition("=")
+        state.variables[var.strip()] = _output(expr.strip(), state)
+        return ""
+    if name in ("if", "unless", "case") and node.children is not None:
+        first: list[_Node] = []
+        for child in node.children:
+            if child.kind == "tag" and child.name in ("else", "elsif", "when"):
+                if name != "case" or first:
+                    break
+                continue
+            first.append(child)
+        return _render(first, state)
+    if name in ("for", "tablerow", "include", "include_relative", "render", "section"):
+        state.removed[f"liquid:{name}"] += 1
+        return ""
+    if name in ("else", "elsif", "when", "break", "continue", "cycle", "increment", "decrement"):
+        return ""
+    return None
+
+
+def _callout_kind(name: str, positional: list[str], named: dict[str, str]) -> str:
+    for key in _KIND_KEYS:
+        if named.get(key):
+            return named[key].split()[0].lower()
+    if positional and positional[0].lower() in _CALLOUT_KINDS:
+        return positional[0].lower()
+    return name if name in _CALLOUT_KINDS else "note"
+
+
+def _title(positional: list[str], named: dict[str, str], *, skip_kind: bool = False) -> str:
+    for key in _TEXT_KEYS:
+        if named.get(key):
+            return named[key]
+    words = [p for p in positional if not (skip_kind and p.lower() in _CALLOUT_KINDS)]
+    return " ".join(words).strip()
+
+
+def callout_block(kind: str, title: str, body: str) -> str:
+    """An Obsidian-style callout, which the block pass renders as `> **Title:** body`."""
+    lines = _dedent(body).strip("\n").split("\n")
+    quoted = "\n".join(f"> {ln}" if ln.strip() else ">" for ln in lines)
+    return f"\n\n> [!{kind}] {title}\n{quoted}\n\n"
+
+
+def tab_block(label: str, body: str) -> str:
+    """A tab or titled section: a heading named by its label, one level below the current."""
+    return f"\n\n{TAB}{label.strip()}\n\n{_dedent(body).strip(chr(10))}\n\n"
+
+
+def icon_marker(name: str) -> str:
+    """An icon: check/cross become the symbol; others a marker a table cell may name."""
+    base = re.sub(r"^(?:fa[srbl]?|bi|icon|octicon|material|mdi)[-_]", "", name.lower())
+    base = re.sub(r"[-_](?:solid|regular|outline|filled|fill|alt|o|\d+)$", "", base)
+    if base in CHECK_ICONS:
+        return "✓"
+    if base in CROSS_ICONS:
+        return "✗"
+    return f"\x05{base}\x05"
+
+
+def _emoji(m: re.Match[str]) -> str:
+    return _EMOJI.get(m.group(1), m.group(0))
+
+
+def _entity(m: re.Match[str]) -> str:
+    if m.group(0) in _KEEP_ENTITIES:
+        return m.group(0)
+    text = html.unescape(m.group(0))
+    return " " if text == "\xa0" else _SYMBOLS.get(text, text)
+
+
+def _link_target(target: str, node: _Node) -> str:
+    """A link tag's path: Liquid's are from the site root; Hugo's keep their form."""
+    if node.family == "liquid" and not target.startswith(("/", "http")):
+        return "/" + target
+    return target
+
+
+def _lookup(meta: Mapping[str, Any], dotted: str) -> str | None:
+    value: Any = meta
+    for part in dotted.split("."):
+        if isinstance(value, Mapping):
+            found = {str(k).lower(): v for k, v in value.items()}.get(part.lower())
+            if found is None and "params" in value and isinstance(value["params"], Mapping):
+                found = {str(k).lower(): v for k, v in value["params"].items()}.get(part.lower())
+            value = found
+        else:
+            return None
+    return str(value) if isinstance(value, (str, int, float)) and value != "" else None
+
+
+def _output(expr: str, state: Rendering) -> str:
+    """`{{ value | filter: arg }}`: literals, variables, page.* from front matter; site.* and
+    anything unknown are empty (unknowns counted)."""
+    pieces = _split_filters(expr)
+    base, filters = pieces[0].strip(), pieces[1:]
+    value = _value(base, state)
+    for f in filters:
+        fname, _, farg = f.partition(":")
+        fname, arg = fname.strip().lower(), _unquote(farg.strip()) if farg else ""
+        if fname in ("append",):
+            value = (value or "") + arg
+        elif fname == "prepend":
+            value = arg + (value or "") if not arg.startswith("{{") else value
+        elif fname == "default" and not value:
+            value = arg
+        elif fname in ("upcase", "downcase", "capitalize") and value:
+            value = {"upcase": value.upper(), "downcase": value.lower()}.get(
+                fname, value[:1].upper() + value[1:]
+            )
+    return value or ""
+
+
+def _value(base: str, state: Rendering) -> str | None:
+    if len(base) >= 2 and base[0] == base[-1] and base[0] in "\"'":
+        return base[1:-1]
+    if base in state.variables:
+        return state.variables[base]
+    if base.startswith("page."):
+        found = _lookup(state.meta, base[5:])
+        if found is not None:
+            return found
+    if base in ("site.baseurl", "site.url", "site.github.url", "base_path", "baseurl"):
+        return ""
+    if base:
+        state.removed[f"liquid:{{{{ {base[:40]} }}}}"] += 1
+    return None
+
+
+def _split_filters(expr: str) -> list[str]:
+    parts: list[str] = []
+    current: list[str] = []
+    quote = ""
+    for ch in expr:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "|":
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    parts.append("".join(current))
+    return parts
+
+
+def _dedent(text: str) -> str:
+    lines = text.split("\n")
+    indents = [len(ln) - len(ln.lstrip(" \t")) for ln in lines if ln.strip()]
+    cut = min(indents) if indents else 0
+    return "\n".join(ln[cut:] for ln in lines)
+
+
+# -- the HTML tab widget (ul.nav-tabs + div.tab-pane) --------------------------------------
+
+_NAV_TABS = re.compile(
+    r"<ul\b[^>]*class=\"[^\"]*\bnav-tabs\b[^\"]*\"[^>]*>(.*?)</ul>", re.DOTALL | re.IGNORECASE
+)
+_TAB_LINK = re.compile(
+    r"<a\b[^>]*href=\"#([^\"]+)\"[^>]*>(.*?)</a>|<(?:li|button)\b[^>]*(?:data-target|data-bs-target"
+    r"|aria-controls)=\"#?([^\"]+)\"[^>]*>(.*?)</(?:li|button)>",
+    re.DOTALL | re.IGNORECASE,
+)
+_DIV = re.compile(r"<div\b([^>]*)>|</div\s*>", re.IGNORECASE)
+_CLASS = re.compile(r"\bclass=\"([^\"]*)\"", re.IGNORECASE)
+_ID = re.compile(r"\bid=\"([^\"]*)\"", re.IGNORECASE)
+_STRIP_TAGS = re.compile(r"<[^>]+>")
+
+
+def html_tabs(text: str) -> str:
+    """`ul.nav-tabs` labels + `div.tab-content > div.tab-pane#id` → tab markers by label."""
+    if "tab-pane" not in text:
+        return text
+    labels: dict[str, str] = {}
+    for nav in _NAV_TABS.finditer(text):
+        for link in _TAB_LINK.finditer(nav.group(1)):
+            target = link.group(1) or link.group(3)
+            label = _STRIP_TAGS.sub("", link.group(2) or link.group(4) or "")
+            labels[target] = " ".join(html.unescape(label).split())
+    text = _NAV_TABS.sub("", text)
+    out: list[str] = []
+    stack: list[tuple[str, int]] = []  # (role of an open div, where its content starts in out)
+    pos = 0
+    for m in _DIV.finditer(text):
+        out.append(text[pos : m.start()])
+        pos = m.end()
+        if m.group(0).startswith("</"):
+            role, start = stack.pop() if stack else ("", len(out))
+            if role == "pane":
+                inner = _dedent("".join(out[start:])).strip("\n")
+                del out[start:]
+                out.append(f"{inner}\n\n")
+            elif role == "group":
+                out.append(f"\n{TABS_CLOSE}\n")
+            continue
+        classes = (_CLASS.search(m.group(1)) or _EMPTY).group(1).split()
+        ident = (_ID.search(m.group(1)) or _EMPTY).group(1)
+        if "tab-content" in classes:
+            out.append(f"\n\n{TABS_OPEN}\n")
+            stack.append(("group", len(out)))
+        elif "tab-pane" in classes:
+            label = labels.get(ident) or ident.replace("-", " ").replace("_", " ").strip()
+            out.append(f"\n\n{TAB}{label.capitalize() if label == ident else label}\n\n")
+            stack.append(("pane", len(out)))
+        else:
+            stack.append(("", len(out)))
+    out.append(text[pos:])
+    return "".join(out)
+
+
+class _Empty:
+    @staticmethod
+    def group(_: int) -> str:
+        return ""
+
+
+_EMPTY = _Empty()
+
+
+# -- MDX / JSX block components ------------------------------------------------------------
+
+_JSX_CALLOUTS = "Admonition|Callout|Aside|Alert|Note|Tip|Info|Warning|Caution|Danger|Important"
+_JSX_CALLOUT = re.compile(
+    rf"<({_JSX_CALLOUTS})\b([^>]*)>((?:(?!<(?:{_JSX_CALLOUTS})\b).)*?)</\1\s*>", re.DOTALL
+)
+_JSX_TAB = re.compile(r"<(TabItem|Tab)\b([^>]*)>((?:(?!<(?:TabItem|Tab)\b).)*?)</\1\s*>", re.DOTALL)
+_JSX_TABS = re.compile(r"<Tabs\b[^>]*>((?:(?!<Tabs\b).)*?)</Tabs\s*>", re.DOTALL)
+_DETAILS = re.compile(
+    r"<details\b[^>]*>\s*(?:<summary\b[^>]*>(.*?)</summary>)?((?:(?!<details\b).)*?)</details\s*>",
+    re.DOTALL | re.IGNORECASE,
+)
+_JSX_ATTR = re.compile(r"([\w-]+)=(?:\"([^\"]*)\"|'([^']*)'|\{[\"'`]([^\"'`]*)[\"'`]\})")
+
+
+def _jsx_attrs(raw: str) -> dict[str, str]:
+    return {
+        m.group(1).lower(): next((g for g in m.groups()[1:] if g is not None), "")
+        for m in _JSX_ATTR.finditer(raw)
+    }
+
+
+def jsx_blocks(text: str) -> str:
+    """`<Tabs>`/`<TabItem label>`, `<Admonition type title>` and `<details><summary>` → tab
+    markers and callouts (innermost first, so nesting holds); code is untouched."""
+    if "<" not in text:
+        return text
+    text, holes = _hide(text)
+    for _ in range(8):  # nesting depth
+        before = text
+        text = _JSX_CALLOUT.sub(_jsx_callout, text)
+        text = _JSX_TAB.sub(_jsx_tab, text)
+        text = _JSX_TABS.sub(lambda m: f"\n\n{TABS_OPEN}\n{m.group(1)}\n{TABS_CLOSE}\n\n", text)
+        text = _DETAILS.sub(
+            lambda m: tab_block(_STRIP_TAGS.sub("", m.group(1) or "Details"), m.group(2)), text
+        )
+        if text == before:
+            break
+    return _unhide(text, holes)
+
+
+def _jsx_callout(m: re.Match[str]) -> str:
+    attrs = _jsx_attrs(m.group(2))
+    name = m.group(1).lower()
+    kind = next((attrs[k] for k in _KIND_KEYS if attrs.get(k)), "")
+    kind = kind.lower() or (name if name in _CALLOUT_KINDS else "note")
+    return callout_block(kind, attrs.get("title", ""), m.group(3))
+
+
+def _jsx_tab(m: re.Match[str]) -> str:
+    attrs = _jsx_attrs(m.group(2))
+    label = attrs.get("label") or attrs.get("title") or attrs.get("value") or "Tab"
+    return tab_block(label, m.group(3))
