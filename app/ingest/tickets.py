@@ -18,7 +18,9 @@ are matched case-insensitively, ignoring `_`, `-` and spaces, with the aliases i
 | quality | quality | no | overrides the computed quality (0..1) |
 
 Every text field is PII-masked (`app.safety.pii`: cards, emails, phones, IBANs, passwords)
-before anything is stored or embedded. Quality is computed from the resolution (`ticket_quality`);
+before anything is stored or embedded. Every row passes the one screen (`app.ingest.review`, on
+normalised text): a row holding instruction-like text is stored `unpublished` with its review
+flags, never retrieved until a person publishes it in /admin. Quality is computed from the resolution (`ticket_quality`);
 tickets under `tuning.ticket_min_quality` are stored but never retrieved, and are reported.
 """
 
@@ -36,6 +38,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from app.ingest.loaders import InvalidArticle, LoadError, decode_utf8
+from app.ingest.review import review_flags
 from app.safety.pii import KINDS, mask_text
 from app.store.models import Audience, Ticket, TicketStatus
 
@@ -315,6 +318,10 @@ def _ticket(row: Mapping[str, Any], pii: tuple[str, ...]) -> tuple[Ticket, bool]
         quality=quality,
         resolved_at=resolved or created,
     )
+    # the one screen, on normalised text: an instruction in a row is held until a person looks
+    flags = review_flags(ticket.subject, f"{ticket.symptom}\n{ticket.resolution}")
+    if flags:
+        ticket = ticket.model_copy(update={"status": "unpublished", "review_flags": flags})
     return ticket, masked
 
 

@@ -110,8 +110,8 @@ async def edit_ticket(
 ) -> Ticket | None:
     """Edit or unpublish a resolution-born ticket; text changes are re-embedded."""
     ticket = await services.store.tickets.get(ticket_id)
-    if ticket is None or ticket.source != "resolution":
-        return None
+    if ticket is None or (ticket.source != "resolution" and not ticket.review_flags):
+        return None  # imported tickets are edited at the source, unless held for review
     mask = tuple(services.settings.pii_mask)
     for key in ("subject", "symptom", "resolution"):
         if isinstance(changes.get(key), str):

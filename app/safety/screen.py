@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from app.language.normalize import normalize
+
 AI_ADDRESSED = "addresses-an-ai"
 THIRD_PARTY = "directs-what-to-tell-the-customer"
 SECRET_REQUEST = "asks-for-a-secret"
@@ -90,6 +92,9 @@ _THIRD_PARTY = _compile(
 
 _SECRET = (
     r"(?:pass(?:word|code|phrase)s?|pins?|credentials?|log-?in\s+details|sign-?in\s+details"
+    # a secret described rather than named: "the secret they type to sign in"
+    r"|secrets?|(?:what|whatever|the\s+\w+)\s+(?:they|you|he|she)\s+(?:type|enter|use)\s+to\s+"
+    r"(?:sign|log)\s*(?:in|on)"
     r"|(?:one-time|verification|security|2fa|mfa|otp|authenticat\w*|backup|recovery|sms)\s+codes?"
     r"|cvc|cvv|card\s+numbers?|(?:secret|private)\s+keys?)"
 )
@@ -108,8 +113,12 @@ _TYPE_HERE = re.compile(
     r"(?:the|this)?\s*(?:chat|conversation|reply|message|e-?mail|thread)\b",
     _I,
 )
+# a secret handed to somewhere: an address, a link, or "over to" whoever
 _SEND_TO_ADDRESS = re.compile(
-    r"\b(?:send|e-?mail|mail|forward|submit)\b[^.]{0,80}?\bto\s+[\w.+-]+@[\w-]+(?:\.[\w-]+)+", _I
+    r"\b(?:send|e-?mail|mail|forward|submit|pass|hand|post|paste|give|share|text|dm)\b"
+    r"[^.]{0,100}?\b(?:to\s+[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:to|at|on|via)\s+(?:https?://|www\.)"
+    r"|over\s+to\b)",
+    _I,
 )
 _MENTIONS_SECRET = re.compile(rf"\b{_SECRET}\b", _I)
 # a warning names the same things: "never share your password", "we will not ask for your PIN"
@@ -188,8 +197,10 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 
 
 def plain(text: str) -> str:
-    """Markdown emphasis removed and whitespace collapsed, as the screen reads text."""
-    return _SPACE.sub(" ", _MARKUP.sub("", text)).strip()
+    """The text as the screen reads it: normalised (`app.language.normalize`: full-width,
+    look-alike, hidden and spaced-out letters read plainly), Markdown emphasis removed,
+    whitespace collapsed."""
+    return _SPACE.sub(" ", _MARKUP.sub("", normalize(text))).strip()
 
 
 def ai_phrases(text: str) -> list[tuple[int, str]]:

@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final, NamedTuple, Protocol
 
+from app.language.normalize import normalize
 from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
 from app.turn.identifiers import Identifiers, Vocabulary, generic_identifiers, generic_vocabulary
 from app.turn.language import (
@@ -1218,6 +1219,7 @@ async def condense(
     `reference` is the tenant reference block (`app.turn.reference`), appended to the model's
     fixed instructions: the tenant's names and formats, and the stable prefix the provider caches.
     """
+    message = normalize(message)  # full-width, look-alike, hidden or spaced letters read plainly
     if chat_model is None:
         return await condense_offline(
             message, history, router=router, prev_standalone=prev_standalone

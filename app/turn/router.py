@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from app.language.normalize import normalize
 from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
 from app.safety.screen import AI_ADDRESSED, instruction_reasons
@@ -476,7 +477,7 @@ class Router:
     async def route(self, text: str) -> RouteDetail:
         # typos repaired for routing only (the caller keeps the customer's words); the dictionary
         # is English, so a message that reads as another language is left as typed
-        text = without_personal_details(text.strip(), self._not_a_name)
+        text = without_personal_details(normalize(text).strip(), self._not_a_name)
         if detect_language(text, self.tenant.locales) in (None, "en"):
             text = self.speller.repair(text)
         if not re.search(r"\w", text):
