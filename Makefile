@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test smoke test-atlas check lint types seed ingest indexes eval bench fuzz clean venv chromium
+.PHONY: run test smoke test-atlas check lint types seed ingest indexes eval fit bench docs fuzz clean venv chromium
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -33,10 +33,10 @@ smoke: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -m "not slow and not browser and not atlas and not integration"
 
 # The suites marked `atlas` (store contract, search parity, index readiness) against a real
-# cluster: MONGODB_URI must point at Atlas or a mongodb/mongodb-atlas-local container (README,
-# "Production on Atlas"). Without it every test here would be skipped, so refuse instead.
+# cluster: MONGODB_URI must point at Atlas or a mongodb/mongodb-atlas-local container
+# (docs/deploy-atlas.md). Without it every test here would be skipped, so refuse instead.
 test-atlas: $(STAMP)
-	@test -n "$$MONGODB_URI" || { echo "make test-atlas needs MONGODB_URI (see README: Production on Atlas)"; exit 2; }
+	@test -n "$$MONGODB_URI" || { echo "make test-atlas needs MONGODB_URI (see docs/deploy-atlas.md)"; exit 2; }
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -m atlas -p no:cacheprovider $(ARGS)
 
 lint: $(STAMP)
@@ -59,6 +59,16 @@ indexes: $(STAMP)
 
 eval: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.eval $(ARGS)
+
+# Every fitted value, refitted from the development sets (../shared/eval, or CONCIERGE_EVAL_DIR) into the
+# data files tuning.py and the stages load (scripts/README.md, "Fitting"). `git diff` is empty
+# after it when neither the code nor the data changed.
+fit: $(STAMP)
+	OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.fit $(ARGS)
+
+# The generated parts of README.md, docs/configuration.md and docs/evaluation.md.
+docs: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.docs $(ARGS)
 
 bench: $(STAMP)
 	OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.bench $(ARGS)

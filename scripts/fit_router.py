@@ -6,14 +6,16 @@ The intent model itself is fitted on the tenant's exemplar file (written for thi
 only number fitted on the data set is `escalation_min_probability` (tuning.py): the probability
 an escalating intent needs before the offline router may choose it. The sweep picks the value
 with the best escalation F1 on train (ties: the higher intent accuracy, then the lower value),
-then the chosen value is measured once on dev, a split it never saw. Copy the printed value
-into tuning.py; the data sets' utterances never enter the project.
+then the chosen value is measured once on dev, a split it never saw. `--write` stores it, with
+the dev figures, in app/fitted/router.json, which tuning.py loads (`make fit` does this); the data
+sets' utterances never enter the project.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from app.tenant import load_tenant  # noqa: E402
 from app.turn.router import Router  # noqa: E402
 from scripts.measure_condense import EVAL_DIR, _build_embedder, _read, measure_bitext  # noqa: E402
 
+ROUTER_FILE = ROOT / "app" / "fitted" / "router.json"
 GRID = tuple(round(0.3 + 0.025 * i, 3) for i in range(17))  # 0.30 .. 0.70
 
 
@@ -57,6 +60,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--train", type=Path, default=EVAL_DIR / "bitext_train_cases.jsonl")
     parser.add_argument("--dev", type=Path, default=EVAL_DIR / "bitext_dev_cases.jsonl")
     parser.add_argument("--embedder", choices=["local", "fake"], default="local")
+    parser.add_argument("--write", action="store_true", help=f"store in {ROUTER_FILE.name}")
     args = parser.parse_args(argv)
 
     embedder = _Memo(_build_embedder(args.embedder))
@@ -84,7 +88,28 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
         f"dev (held out): escalation precision {e['precision']:.4f} recall {e['recall']:.4f}  "
         f"intent accuracy {i['accuracy']:.4f} ({i['cases']} labelled, {e['cases']} cases)"
     )
+    if args.write:
+        write(chosen, dev)
     return {"threshold": chosen, "dev": dev}
+
+
+def write(chosen: float, dev: dict[str, Any]) -> None:
+    """Store the fitted threshold and what it scored on dev (no dates: refits diff clean)."""
+    e, i = dev["escalation"], dev["intent"]
+    stored = {
+        "escalation_min_probability": chosen,
+        "fit": {
+            "command": "python -m scripts.fit_router --write",
+            "fitted_on": "bitext_train_cases.jsonl (best escalation F1)",
+            "dev": {
+                "escalation_precision": round(e["precision"], 4),
+                "escalation_recall": round(e["recall"], 4),
+                "intent_accuracy": round(i["accuracy"], 4),
+            },
+        },
+    }
+    ROUTER_FILE.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {ROUTER_FILE}")
 
 
 if __name__ == "__main__":

@@ -2,9 +2,9 @@
 
     python -m scripts.ingest [--dir PATH] [--check] [--prune] [--force] [--default-audience A]
 
-PATH is a file or a folder; each file's loader is picked by its content (README, "Bring your
-content"): Markdown/MDX/HTML/PDF articles, a Zendesk Help Center articles export (`.json` with an
-`articles` list), or a tickets export (`.csv` / `.jsonl` whose columns include a resolution and a
+PATH is a file or a folder; each file's loader is picked by its content (docs/your-docs.md, "Bring
+your content"): Markdown/MDX/HTML/PDF articles, a Zendesk Help Center articles export (`.json` with
+an `articles` list), or a tickets export (`.csv` / `.jsonl` whose columns include a resolution and a
 subject or description). Anything else in a folder is skipped and listed.
 
 `--check` loads and validates everything and reports every problem, writing nothing (no database

@@ -67,6 +67,26 @@ def sign_in(page: Any, live: bh.LiveApp, token: str = ADMIN_TOKEN) -> None:
     page.locator("#token").press("Enter")
 
 
+def test_panels_say_what_the_product_does(live: bh.LiveApp, page: Any) -> None:
+    """Before any activity: no literal "null" under an empty knowledge loop, and the review
+    panel describes quarantine, which is what happens to the seed's flagged article."""
+    sign_in(page, live)
+    page.locator("#loop-weeks [data-loop=totals]").wait_for()
+    page.locator("#res-tickets .empty").wait_for()
+    loop = page.locator("section:has(#loop-title)").inner_text()
+    assert "null" not in loop.split()
+    assert "0 tickets from resolutions" in loop
+
+    words = page.locator("#review-help").inner_text()
+    assert "stay searchable" not in words
+    assert "quarantined" in words and "404" in words
+    row = page.locator("#review-table tbody tr", has_text="room-panel-cleaning")
+    row.wait_for()
+    assert "quarantined" in row.inner_text()
+    assert live.http.get("/help/room-panel-cleaning").status_code == 404  # as the words say
+    assert js_errors(page) == []
+
+
 def test_token_prompt_rejects_a_wrong_token(live: bh.LiveApp, page: Any) -> None:
     sign_in(page, live, "not-the-token")
     error = page.locator("#login-error")

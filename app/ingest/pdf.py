@@ -1,8 +1,8 @@
 """A PDF to markdown with page markers, tables and headings (pdfplumber).
 
-Chosen over pypdf and PyMuPDF by `python -m scripts.benchmarks.pdf_tables` (README, "Bring your
-content"): pdfplumber and PyMuPDF both recover ruled tables cell for cell, pypdf finds no tables
-at all, and pdfplumber is MIT-licensed pure Python over pdfminer.six (PyMuPDF is AGPL).
+Chosen over pypdf and PyMuPDF by `python -m scripts.studies.pdf_tables` (docs/your-docs.md, "Bring
+your content"): pdfplumber and PyMuPDF both recover ruled tables cell for cell, pypdf finds no
+tables at all, and pdfplumber is MIT-licensed pure Python over pdfminer.six (PyMuPDF is AGPL).
 
 What comes out, page by page:
 - a `<!-- page N -->` marker line before each page's content, which the chunker turns into each

@@ -15,7 +15,10 @@ the same part:
   0.10 target so the report part has room;
 - weak: the probability that best separates the two labels (Youden's J: answerable kept minus
   unanswerable kept), below strong.
-It prints the rates on the fitted part and the `ConfidenceBands(...)` to paste into tuning.py.
+It prints the rates on the fitted part; `--write` stores the bands and the model in
+app/fitted/confidence.json, which tuning.py loads (`make fit` runs this with the recorded options).
+`--weak-at sentence=0.639` sets weak to the probability of a case whose only feature has that
+value, instead of Youden's J: a weak cut kept fixed in feature terms across refits.
 
 With a sweep `--dump` file (one line per case with `split` and `domain`) it also reports on data
 the model did not see: `--fit-on tune` fits on the tune part and prints the report part's rates
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +39,9 @@ import numpy as np
 import numpy.typing as npt
 
 from app.turn.confidence import FEATURES
+from tuning import FITTED_DIR
+
+CONFIDENCE_FILE = FITTED_DIR / "confidence.json"
 
 Array = npt.NDArray[np.float64]
 
@@ -138,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--fit-on", choices=("tune", "report"), default=None, help="fit on this part only"
     )
+    parser.add_argument("--weak-at", default=None, metavar="FEATURE=VALUE")
+    parser.add_argument("--reranker", default="offline", help="whose bands --write replaces")
+    parser.add_argument("--write", action="store_true", help=f"store in {CONFIDENCE_FILE.name}")
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = [
         json.loads(line) for line in args.features.read_text(encoding="utf-8").splitlines()
@@ -158,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     prob = 1.0 / (1.0 + np.exp(-(intercept + x @ weights)))
     top = np.array([float(r["features"]["top"]) for r in rows])  # for the passage floor
     strong, weak = choose_thresholds(prob, top, y, args.max_unanswerable_strong, args.passage_floor)
+    if args.weak_at:
+        weak = weak_at(args.weak_at, names, intercept, weights)
     auc = rank_auc(prob, y)
     print(
         f"fitted on {args.fit_on or 'every case'}: {len(rows)} cases "
@@ -177,13 +189,36 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"AUC {auc:.3f}; thresholds strong {strong} weak {weak} floor {args.passage_floor}")
     print(json.dumps(rates(prob, top, y, strong, weak, args.passage_floor), indent=1))
-    weights_src = ", ".join(f'"{f}": {w:.3f}' for f, w in zip(names, weights, strict=True))
-    print(
-        f"ConfidenceBands(strong={strong}, weak={weak}, passage_floor={args.passage_floor}, "
-        f'model=AnswerabilityModel(version="{args.version}", intercept={intercept:.3f}, '
-        f"weights=MappingProxyType({{{weights_src}}})))"
-    )
+    bands = {
+        "strong": strong,
+        "weak": weak,
+        "passage_floor": args.passage_floor,
+        "model": {
+            "version": args.version,
+            "intercept": round(intercept, 3),
+            "weights": {f: round(float(w), 3) for f, w in zip(names, weights, strict=True)},
+        },
+    }
+    print(json.dumps(bands))
+    if args.write:
+        write_bands(args.reranker, bands)
+        print(f"wrote {CONFIDENCE_FILE}")
     return 0
+
+
+def weak_at(spec: str, names: tuple[str, ...], intercept: float, weights: Array) -> float:
+    """The model's probability for a case whose one feature `name` equals `value` (2 decimals)."""
+    name, _, value = spec.partition("=")
+    if names != (name,):
+        raise SystemExit(f"--weak-at {spec}: the model must use only {name!r} (--use {name})")
+    return round(1.0 / (1.0 + math.exp(-(intercept + float(weights[0]) * float(value)))), 2)
+
+
+def write_bands(reranker: str, bands: dict[str, Any]) -> None:
+    """Replace one reranker's bands in the fitted file, keeping the others."""
+    data = json.loads(CONFIDENCE_FILE.read_text(encoding="utf-8"))
+    data["bands"][reranker] = bands
+    CONFIDENCE_FILE.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -131,7 +131,7 @@ def score(
 
 def dump_row(case: EvalCase, condensed: str, res: Any) -> dict[str, Any]:
     """One case's retrieval as the answerability features read it: the input of
-    `scripts.evaluation.explore_confidence` (labels, the reranked shortlist's texts and scores,
+    `scripts.studies.explore_confidence` (labels, the reranked shortlist's texts and scores,
     each first-stage ranker's documents and scores)."""
 
     def hits(stage: str, n: int = 10) -> list[dict[str, Any]]:

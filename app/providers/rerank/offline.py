@@ -50,41 +50,7 @@ from app.search.synonyms import EMPTY, SynonymTable, covered_terms
 from app.search.text import is_code, table_blocks, table_rows, term_set
 from app.turn.language import detect_language
 from app.words import fold_terms
-
-
-@dataclass(frozen=True, slots=True)
-class OfflineWeights:
-    """Coefficients of the logistic blend (see the module docstring).
-
-    Set by hand from the cosine ranges all-MiniLM-L6-v2 gives (answer passages ≈ 0.45-0.75,
-    same-domain non-answers ≈ 0.1-0.4), then checked, not fitted, on the seed eval cases. The
-    confidence thresholds in tuning.py are calibrated on top of these with the eval harness.
-    """
-
-    sem: float = 7.0
-    sem_center: float = 0.42
-    coverage: float = 2.5
-    coverage_center: float = 0.5
-    title: float = 0.8
-    code_hit: float = 1.0
-    code_miss: float = 2.0
-    code_weight: float = 2.0  # an identifier counts this many ordinary terms in `cov`
-    # + when the question asks for a price/duration/... and p has one, scaled by how rare that
-    # is among the other passages reranked with it (see `answer_type_rarity`)
-    answer_type: float = 1.0
-    # The bonus is × (1 − share of the other candidates showing the type) ** this: product docs
-    # show a duration or a number in nearly every passage, so a flat bonus lifts most of a
-    # shortlist at once and reorders it on noise, while a price shown by two passages of
-    # twenty still says which ones answer "how much". 0 = the flat bonus.
-    answer_type_rarity: float = 1.0
-    # cosine of the question with the heading line alone: hurt on MT-RAG (0.877 → 0.854), so off
-    heading_sem: float = 0.0
-    heading_center: float = 0.4
-    # a passage holding a Markdown table is also read row by row ("Price — Room Panel: $349;
-    # Desk Tag: $39"), and `sem` is the higher of the whole passage's cosine and its best row's:
-    # a table embedded whole is a blur of every row, so the one row that answers "how much is
-    # the desk tag?" scored below prose that merely names the product (seed check, see README)
-    table_rows: bool = True
+from tuning import OfflineWeights
 
 
 @dataclass(frozen=True, slots=True)

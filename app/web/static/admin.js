@@ -535,7 +535,8 @@
     }
     const t = loop.totals || {};
     const rows = (loop.perWeek || []).map((w) => h('tr', null, h('th', { scope: 'row' }, w.week), h('td', { class: 'num' }, w.ticketsFromResolutions), h('td', { class: 'num' }, w.answeredByThem), h('td', { class: 'num' }, w.conversations)));
-    box.replaceChildren(
+    // replaceChildren would print a null argument as the text "null": pass only real nodes
+    const parts = [
       h('p', { 'data-loop': 'totals' }, `${t.ticketsFromResolutions || 0} tickets from resolutions in this range; ${t.answeredByThem || 0} strong answers cited them (${t.conversations || 0} conversations that needed no person).`),
       rows.length
         ? h(
@@ -549,8 +550,9 @@
               h('tbody', null, rows)
             )
           )
-        : null
-    );
+        : null,
+    ];
+    box.replaceChildren(...parts.filter(Boolean));
   }
   async function loadTickets() {
     const box = $('#res-tickets');

@@ -1,6 +1,6 @@
 """Which installed PDF library recovers tables best: cell accuracy on the test manual's tables.
 
-    python -m scripts.benchmarks.pdf_tables
+    python -m scripts.studies.pdf_tables
 
 Builds the manual the tests use (tests/pdfgen.py: a ruled table on page 2, an unruled one on page
 3), asks each library that imports for the tables of those pages, and scores the best-matching

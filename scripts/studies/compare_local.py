@@ -1,7 +1,7 @@
 """LocalSearch of another checkout against this one, side by side in one process.
 
     git archive <commit> | tar -x -C /tmp/base        # or: git worktree add /tmp/base <commit>
-    python -m scripts.benchmarks.compare_local --baseline /tmp/base [--chunks 10000] [--queries 200]
+    python -m scripts.studies.compare_local --baseline /tmp/base [--chunks 10000] [--queries 200]
 
 Only the baseline's `app/search/local.py` is loaded (as a separate module; everything it imports
 comes from this checkout), so what is compared is LocalSearch's own code and what it calls here
@@ -127,7 +127,7 @@ def render(result: dict[str, Any], load_before: Sequence[float]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m scripts.benchmarks.compare_local")
+    p = argparse.ArgumentParser(prog="python -m scripts.studies.compare_local")
     p.add_argument("--baseline", type=Path, required=True, help="another checkout's root")
     p.add_argument("--chunks", type=int, default=10_000)
     p.add_argument("--queries", type=int, default=200)

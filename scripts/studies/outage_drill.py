@@ -1,6 +1,6 @@
 """A provider-outage drill: one turn while a fake Voyage server on 127.0.0.1 never answers.
 
-    python -m scripts.outage_drill
+    python -m scripts.studies.outage_drill
 
 Runs the app offline (fake embedder for the corpus, production `tuning.py` budgets), then swaps
 in the Voyage embedder (for the router and retrieval) and reranker pointed at a local server that

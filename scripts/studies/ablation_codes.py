@@ -1,7 +1,8 @@
 """Per-case ablation for exact error-code / SKU queries on the seed corpus.
 
-`python -m scripts.ablation_codes` prints, for every seed case tagged `error-code`, the rank of
-the first relevant document in the dense ranker alone, BM25 alone, fusion, and fusion + rerank.
+`python -m scripts.studies.ablation_codes` prints, for every seed case tagged `error-code`, the
+rank of the first relevant document in the dense ranker alone, BM25 alone, fusion, and fusion +
+rerank.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Which answerability features separate answerable from unanswerable cases, and do they hold
 across domains? Exploration on a sweep `--dump` (per-case retrievals), no retrieval re-run.
 
-    python -m scripts.evaluation.explore_confidence reports/dump.jsonl \
+    python -m scripts.studies.explore_confidence reports/dump.jsonl \
         --corpus ../shared/eval/mtrag_corpus.jsonl [--features a,b,c ...]
 
 Prints each candidate feature's rank AUC (all cases, per domain, per split) and, for feature
@@ -247,7 +247,7 @@ def random_halves(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scripts.evaluation.explore_confidence")
+    parser = argparse.ArgumentParser(prog="python -m scripts.studies.explore_confidence")
     parser.add_argument("dump", type=Path)
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--sentences", type=int, default=10, help="top passages for sent_*")

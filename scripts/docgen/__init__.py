@@ -1,0 +1,1 @@
+"""Builders of the generated parts of the docs (`python -m scripts.docs`)."""

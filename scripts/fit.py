@@ -1,0 +1,105 @@
+"""`make fit`: refit every fitted value from the development sets into its data file.
+
+    python -m scripts.fit [--only router,rewrite,confidence] [--dump DUMP.jsonl]
+
+The development sets are read from `CONCIERGE_EVAL_DIR`, else `../shared/eval` (MT-RAG and Bitext;
+never copied into the repository). Each step runs the fitting script with the options that
+produced the committed value, and the script writes its data file:
+
+- router: `scripts.fit_router --write` → app/fitted/router.json (Bitext train → dev);
+- rewrite: `scripts.fit_rewrite --write` → app/turn/topic_carry.json (each MT-RAG rewrite
+  collection held out in turn);
+- confidence: a feature dump of the MT-RAG dev set by `scripts.evaluation.sweep`, then
+  `scripts.evaluation.fit_confidence --write` on its tune part → app/fitted/confidence.json.
+
+Nothing is written that did not come out of a fit, so `git diff` after `make fit` is empty when
+neither the code nor the data changed. `--dump` reuses an existing sweep dump (the dump is the
+slow part: it ingests MT-RAG and runs its 273 cases).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from scripts.measure_condense import EVAL_DIR
+
+ROOT = Path(__file__).resolve().parent.parent
+STEPS = ("router", "rewrite", "confidence")
+# The options the committed answerability model was fitted with (docs/history/ holds why).
+CONFIDENCE_OPTIONS = (
+    "--use",
+    "sentence",
+    "--fit-on",
+    "tune",
+    "--max-unanswerable-strong",
+    "0.04",
+    "--passage-floor",
+    "0.55",
+    "--weak-at",
+    "sentence=0.639",
+    "--version",
+    "offline-3",
+)
+
+
+def _run(*args: str) -> None:
+    command = [sys.executable, "-m", *args]
+    print("$ " + " ".join(["python", "-m", *args]), flush=True)
+    subprocess.run(command, cwd=ROOT, check=True)
+
+
+def sweep_dump(target: Path) -> None:
+    """Every MT-RAG case's confidence features, one line each (split and domain included)."""
+    _run(
+        "scripts.evaluation.sweep",
+        "--corpus",
+        str(EVAL_DIR / "mtrag_corpus.jsonl"),
+        "--cases",
+        str(EVAL_DIR / "mtrag_cases.jsonl"),
+        "--split",
+        "all",
+        "--quick",
+        "--dump",
+        str(target),
+    )
+
+
+def fit_confidence(dump: Path | None) -> None:
+    with tempfile.TemporaryDirectory(prefix="concierge-fit-") as tmp:
+        if dump is None:
+            dump = Path(tmp) / "dump.jsonl"
+            sweep_dump(dump)
+        _run("scripts.evaluation.fit_confidence", str(dump), *CONFIDENCE_OPTIONS, "--write")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m scripts.fit", description=__doc__)
+    parser.add_argument("--only", default=",".join(STEPS), help="comma-separated steps")
+    parser.add_argument("--dump", type=Path, default=None, help="reuse this sweep dump")
+    args = parser.parse_args(argv)
+    steps = args.only.split(",")
+    unknown = set(steps) - set(STEPS)
+    if unknown:
+        parser.error(f"unknown steps {sorted(unknown)}; known {STEPS}")
+    if not (EVAL_DIR / "mtrag_cases.jsonl").is_file():
+        print(f"no development sets in {EVAL_DIR} (set CONCIERGE_EVAL_DIR)", file=sys.stderr)
+        return 2
+    for step in steps:
+        started = time.perf_counter()
+        if step == "router":
+            _run("scripts.fit_router", "--write")
+        elif step == "rewrite":
+            _run("scripts.fit_rewrite", "--write")
+        else:
+            fit_confidence(args.dump)
+        print(f"[{step}: {time.perf_counter() - started:.0f} s]", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,56 @@
+"""Fitted values come from the data files `make fit` writes, and equal what was fitted."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from tuning import FITTED_DIR, FITTED_FILES, TUNING, Tuning
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load(name: str) -> dict:
+    return json.loads((FITTED_DIR / name).read_text(encoding="utf-8"))
+
+
+def test_the_loaded_confidence_bands_are_the_fitted_file() -> None:
+    stored = _load("confidence.json")["bands"]["offline"]
+    bands = TUNING.confidence["offline"]
+    assert (bands.strong, bands.weak, bands.passage_floor) == (
+        stored["strong"],
+        stored["weak"],
+        stored["passage_floor"],
+    )
+    assert bands.model is not None
+    assert bands.model.version == stored["model"]["version"]
+    assert bands.model.intercept == stored["model"]["intercept"]
+    assert dict(bands.model.weights) == stored["model"]["weights"]
+
+
+def test_the_committed_fit_is_the_one_the_product_shipped_with() -> None:
+    """Pinned: moving the values into data files must not have changed what customers see."""
+    bands = TUNING.confidence["offline"]
+    assert (bands.strong, bands.weak, bands.passage_floor) == (0.64, 0.38, 0.55)
+    assert bands.model is not None
+    assert (bands.model.version, bands.model.intercept) == ("offline-3", -2.977)
+    assert dict(bands.model.weights) == {"sentence": 3.893}
+    assert TUNING.escalation_min_probability == 0.55
+
+
+def test_the_router_threshold_is_the_fitted_file() -> None:
+    assert TUNING.escalation_min_probability == _load("router.json")["escalation_min_probability"]
+
+
+def test_every_fitted_file_exists_and_names_real_fields() -> None:
+    names = {f.name for f in dataclasses.fields(Tuning)}
+    for rel, fields in FITTED_FILES.items():
+        assert (ROOT / rel).is_file(), rel
+        assert set(fields) <= names, rel
+
+
+def test_a_test_can_still_replace_a_fitted_value() -> None:
+    changed = dataclasses.replace(TUNING, escalation_min_probability=0.9)
+    assert changed.escalation_min_probability == 0.9
+    assert TUNING.escalation_min_probability != 0.9
