@@ -1,14 +1,12 @@
 """`make fit`: refit every fitted value from the development sets into its data file.
 
-    python -m scripts.fit [--only router,rewrite,confidence] [--dump DUMP.jsonl]
+    python -m scripts.fit [--only router,confidence] [--dump DUMP.jsonl]
 
 The development sets are read from `CONCIERGE_EVAL_DIR`, else `../shared/eval` (MT-RAG and Bitext;
 never copied into the repository). Each step runs the fitting script with the options that
 produced the committed value, and the script writes its data file:
 
 - router: `scripts.fit_router --write` → app/fitted/router.json (Bitext train → dev);
-- rewrite: `scripts.fit_rewrite --write` → app/turn/topic_carry.json (each MT-RAG rewrite
-  collection held out in turn);
 - confidence: a feature dump of the MT-RAG dev set by `scripts.evaluation.sweep`, then
   `scripts.evaluation.fit_confidence --write` on its tune part → app/fitted/confidence.json.
 
@@ -29,7 +27,7 @@ from pathlib import Path
 from scripts.measure_condense import EVAL_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
-STEPS = ("router", "rewrite", "confidence")
+STEPS = ("router", "confidence")
 # The options the committed answerability model was fitted with (docs/history/ holds why).
 CONFIDENCE_OPTIONS = (
     "--use",
@@ -93,8 +91,6 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         if step == "router":
             _run("scripts.fit_router", "--write")
-        elif step == "rewrite":
-            _run("scripts.fit_rewrite", "--write")
         else:
             fit_confidence(args.dump)
         print(f"[{step}: {time.perf_counter() - started:.0f} s]", flush=True)

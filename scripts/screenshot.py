@@ -4,8 +4,9 @@
     python -m scripts.screenshot [--base http://127.0.0.1:8000] [--out docs/img/demo-console.png]
 
 Drives Debian's Chromium (`sh scripts/ensure_chromium.sh` installs it) headless through
-Playwright: signs in as the demo's Pro customer, asks one preset question and a follow-up, waits
-for both turns to finish in the inspection panel and saves the page. Nothing is staged: what the
+Playwright: signs in as the demo's Enterprise customer, asks two preset questions (one answered
+from the docs, one from the customer's subscription), waits for both turns to finish, scrolls the
+console to its per-turn inspection and saves the page. Nothing is staged: what the
 picture shows is what the server answered.
 """
 
@@ -18,7 +19,11 @@ from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parent.parent
-QUESTIONS = ("How do I set up SSO with Okta?", "Where is my order ORD-1042?")
+QUESTIONS = ("How long are audit logs kept?", "When does my subscription renew?")
+SCROLL_TO_TURNS = (
+    "() => { const c = document.querySelector('.console');"
+    " c.scrollTop = document.querySelector('#turns').offsetTop - 70; }"
+)
 FINISHED = "n => document.querySelectorAll('#turns .turn:not(.pending)').length >= n"
 
 
@@ -37,7 +42,7 @@ def wait_ready(base: str, timeout_s: float = 900.0) -> None:
         time.sleep(5)
 
 
-def take(base: str, out: Path, width: int = 1440, height: int = 900) -> None:
+def take(base: str, out: Path, width: int = 1440, height: int = 960) -> None:
     """Ask the preset questions in the demo console and save the page as a PNG."""
     from playwright.sync_api import sync_playwright
 
@@ -50,11 +55,12 @@ def take(base: str, out: Path, width: int = 1440, height: int = 900) -> None:
             page.wait_for_function(
                 "() => window.Concierge && document.querySelectorAll('#customer option').length > 1"
             )
-            page.locator("[data-preset=pro]").click()
-            page.locator("#session-status", has_text="plan pro").wait_for()
+            page.locator("[data-preset=enterprise]").click()
+            page.locator("#session-status", has_text="plan enterprise").wait_for()
             for n, question in enumerate(QUESTIONS, start=1):
                 page.locator(f"[data-ask='{question}']").click()
                 page.wait_for_function(FINISHED, arg=n)
+            page.evaluate(SCROLL_TO_TURNS)
             page.wait_for_timeout(500)  # the widget's last paint after the stream ends
             out.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(out))
