@@ -249,6 +249,14 @@ class Tuning:
     provider_circuit_open_seconds: float = 15.0
     # after this many cache-eligible calls today with zero cache reads, admin metrics alert
     cache_read_alert_calls: int = 20
+    # Agent assist (app/assist): what a person taking a handoff is offered beside the case.
+    assist_similar_limit: int = 5  # similar resolved cases listed: a glance, not a search page
+    # (1 + cosine) / 2 as the vector rankers report it: 0.65 is cosine 0.3, below which MiniLM
+    # problems are other problems, not precedents
+    assist_similar_min_score: float = 0.65
+    assist_cases_scanned: int = 200  # recent resolved cases compared by vector (embedded per view)
+    assist_quote_max_chars: int = 400  # a policy quote the agent can read at a glance
+    assist_context_messages: int = 3  # the customer's latest messages reranked with the problem
 
     def without_rate_limits(self) -> Tuning:
         """This tuning with every rate limit out of reach (load tests, benchmarks, fuzzing)."""

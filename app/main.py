@@ -11,7 +11,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.middleware.trustedhost import TrustedHostMiddleware
 from fastapi.staticfiles import StaticFiles
 
-from app.api import admin, conversations, demo, docs, health, knowledge, web
+from app.api import admin, assist, conversations, demo, docs, health, knowledge, web
 from app.api.middleware import BodySizeLimit, install_error_handlers
 from app.api.security import SecurityHeaders
 from app.errors import Misconfigured
@@ -80,6 +80,7 @@ def create_app(
     app.include_router(health.router)
     app.include_router(conversations.router)
     app.include_router(admin.router)
+    app.include_router(assist.router)
     app.include_router(knowledge.router)
     if settings.demo:
         app.include_router(demo.router)

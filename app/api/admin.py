@@ -28,6 +28,7 @@ from app.api.views import (
     message_view,
     ticket_view,
 )
+from app.assist import record_sent
 from app.knowledge.loop import LoopError, loop_per_week, resolve_case
 from app.knowledge.resolution import suggested_resolution
 from app.safety.pii import mask_text
@@ -74,6 +75,9 @@ class ResolveIn(BaseModel):
 class ReplyIn(BaseModel):
     agent: str = Field(min_length=1, max_length=100)
     content: str = Field(min_length=1, max_length=8000)
+    suggestionId: str | None = Field(
+        default=None, max_length=64, description="The agent-assist suggestion this reply began as."
+    )
 
 
 def _range(start: date | None, end: date | None) -> tuple[datetime, datetime]:
@@ -113,6 +117,7 @@ async def metrics(
         "spend": await spend_status(services.store, services.tuning),
         "providers": services.provider_status(),
         "knowledgeLoop": await loop_per_week(services, lo, hi),
+        "assist": await analytics.assist_use(db, lo, hi),
     }
 
 
@@ -187,6 +192,7 @@ async def reply(case_ref: str, body: ReplyIn, _: AdminDep, services: ServicesDep
         content=mask_text(body.content.strip(), services.settings.pii_mask),
         meta={"agent": body.agent, "caseRef": case_ref},
     )
+    await record_sent(services, case_ref, body.suggestionId, msg.content, msg.id)
     return {"message": message_view(msg)}
 
 

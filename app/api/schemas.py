@@ -260,6 +260,14 @@ class ProviderHealthOut(Open):
     lastErrorAt: IsoTime | None
 
 
+class AssistWeekOut(Out):
+    week: str
+    shown: int = Field(description="Suggestions shown to an agent (once per suggestion).")
+    inserted: int = Field(description="Suggestions put into the reply box.")
+    sentUnchanged: int = Field(description="Agent replies sent exactly as suggested.")
+    sentEdited: int = Field(description="Agent replies sent after editing a suggestion.")
+
+
 class MetricsOut(Out):
     from_: str = Field(alias="from")
     to: str
@@ -276,6 +284,9 @@ class MetricsOut(Out):
         default=None,
         description="Per ISO week: tickets born from resolutions and the strong answers citing "
         "them (handoffs the bot no longer needed).",
+    )
+    assist: list[AssistWeekOut] = Field(
+        default_factory=list, description="Agent-assist use per ISO week."
     )
 
 
@@ -487,3 +498,56 @@ class DemoCustomers(Out):
 
 
 MetricsOut.model_rebuild()
+
+
+# --- agent assist ----------------------------------------------------------------------------
+
+
+class SuggestionSourceOut(Out):
+    n: int
+    kind: Literal["doc", "ticket"]
+    docId: str
+    passageId: str
+    title: str
+    breadcrumb: str
+    audience: str
+    rerankScore: float | None
+    cited: bool = Field(description="The draft cites it (a policy draft quotes it).")
+    url: str | None = None
+
+
+class SimilarCaseOut(Out):
+    kind: Literal["ticket", "case"]
+    id: str
+    title: str
+    resolution: str = Field(description="The resolution, in one line.")
+    score: float = Field(description="Cosine between the problems' vectors.")
+    audience: str
+
+
+class SuggestionOut(Out):
+    suggestionId: str
+    caseRef: str
+    conversationLength: int = Field(description="Messages in the conversation it was drafted at.")
+    kind: Literal["answer", "policy", "none"] = Field(
+        description="answer = drafted from the sources; policy = the policy quoted and the "
+        "decision left to the agent; none = nothing the customer may read answers it."
+    )
+    problem: str
+    locale: str = Field(description="The customer's language: the draft is written in it.")
+    text: str = Field(description="The draft reply to the customer ('' when kind is none).")
+    decide: str | None = Field(default=None, description="What the agent must decide.")
+    policyQuote: str | None = None
+    confidence: str
+    sources: list[SuggestionSourceOut]
+    similar: list[SimilarCaseOut]
+    model: str
+    fallbackReason: str | None = None
+    spendCapReached: bool
+    latencyMs: dict[str, float]
+    cached: bool = Field(description="Served from the cache for this conversation length.")
+    createdAt: datetime
+
+
+class AssistEventOut(Out):
+    recorded: bool = Field(description="False when this suggestion already had the event.")

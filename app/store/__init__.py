@@ -7,6 +7,7 @@ from typing import Any
 
 from app.safety.pii import KINDS
 from app.settings import Settings
+from app.store.assist import AssistRepo
 from app.store.conversations import ConversationRepo, FeedbackRepo, MessageRepo
 from app.store.customers import CustomerRepo, OrderRepo, SubscriptionRepo
 from app.store.embedded import EmbeddedClient
@@ -45,6 +46,7 @@ class Store:
     rate_limits: RateLimitRepo = field(init=False)
     spend: SpendRepo = field(init=False)
     revoked_sessions: RevokedSessionRepo = field(init=False)
+    assist: AssistRepo = field(init=False)
 
     def __post_init__(self) -> None:
         self.db = guard(self.db)
@@ -62,6 +64,7 @@ class Store:
         self.rate_limits = RateLimitRepo(self.db)
         self.spend = SpendRepo(self.db)
         self.revoked_sessions = RevokedSessionRepo(self.db)
+        self.assist = AssistRepo(self.db)
 
     def describe(self) -> dict[str, Any]:
         """Which kind of store this is and, for the embedded one, the process that owns it."""
@@ -88,6 +91,7 @@ class Store:
             "messages": await self.messages.delete_for_conversations(conv_ids),
             "feedback": await self.feedback.delete_for_conversations(conv_ids),
             "escalations": await self.escalations.delete_for_customer(customer_id, conv_ids),
+            "assist_suggestions": await self.assist.delete_for_customer(customer_id, conv_ids),
             "orders": await self.orders.delete_for_customer(customer_id),
             "subscriptions": await self.subscriptions.delete_for_customer(customer_id),
             "customers": await self.customers.delete(customer_id),

@@ -233,3 +233,32 @@ async def tickets_created(db: Any, start: datetime, end: datetime) -> list[datet
         {"source": "resolution", "resolvedAt": {"$gte": start, "$lt": end}}, {"resolvedAt": 1}
     )
     return [d["resolvedAt"] for d in await cursor.to_list()]
+
+
+ASSIST_EVENTS: dict[str, str] = {
+    "shown": "shown",
+    "inserted": "inserted",
+    "sent_unchanged": "sentUnchanged",
+    "sent_edited": "sentEdited",
+}
+
+
+async def assist_use(db: Any, start: datetime, end: datetime) -> list[dict[str, Any]]:
+    """Agent-assist use per ISO week: suggestions shown, inserted, sent unchanged, sent edited.
+    Counted per day by MongoDB, folded into ISO weeks in Python (no `$isoWeek` in mongomock)."""
+    pipeline = [
+        {"$match": {"at": {"$gte": start, "$lt": end}}},
+        {"$group": {"_id": {"day": _day("at"), "event": "$event"}, "n": {"$sum": 1}}},
+    ]
+    weeks: dict[str, dict[str, Any]] = {}
+    async for row in await db["assist_events"].aggregate(pipeline):
+        key = ASSIST_EVENTS.get(row["_id"]["event"])
+        if key is None:
+            continue
+        year, week, _ = datetime.fromisoformat(row["_id"]["day"]).isocalendar()
+        label = f"{year}-W{week:02d}"
+        counts = weeks.setdefault(
+            label, {"week": label, **dict.fromkeys(ASSIST_EVENTS.values(), 0)}
+        )
+        counts[key] += int(row["n"])
+    return [weeks[w] for w in sorted(weeks)]

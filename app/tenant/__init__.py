@@ -159,6 +159,8 @@ class Tenant(_Strict):
     # phrases that *are* the policy (an authority boundary), by intent: "chargeback" is a dispute
     # whatever the classifier thinks. Matched as whole words, case-insensitively, any language.
     policy_phrases: dict[str, tuple[str, ...]] = Field({}, alias="policyPhrases")
+    # agent assist: per policy intent, what the person who takes the case must decide
+    assist_decisions: dict[str, str] = Field({}, alias="assistDecisions")
     # example utterances by intent / sentiment: the classifier's training data
     exemplars: dict[str, tuple[str, ...]] = {}
     sentiment_exemplars: dict[str, tuple[str, ...]] = Field({}, alias="sentimentExemplars")
@@ -214,7 +216,7 @@ class Tenant(_Strict):
             raise ValueError(f"unknown intents in exemplarPatterns: {sorted(unknown)}")
         return value
 
-    @field_validator("policy_phrases", "exemplars")
+    @field_validator("policy_phrases", "exemplars", "assist_decisions")
     @classmethod
     def _known_intents(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
         unknown = set(value) - set(INTENTS)
