@@ -70,6 +70,13 @@ fit: $(STAMP)
 docs: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.docs $(ARGS)
 
+# The docs zoo (docs/zoo.md): public help centers at pinned commits, served with ARTICLES_DIR
+# and asked their committed questions; reports in reports/zoo/. ARGS="anki --screens" narrows it.
+.PHONY: zoo
+zoo: $(STAMP)
+	OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.zoo.fetch
+	OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.zoo.run $(ARGS)
+
 bench: $(STAMP)
 	OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 $(BIN)/python -m scripts.bench $(ARGS)
 

@@ -259,7 +259,10 @@ def _measure(
         "outcomes": rows,
     }
     if args.screens:
-        shots = screenshots(base, _screen_slugs(cases, slugs), args.out / "screens" / site.name)
+        try:
+            shots = screenshots(base, _screen_slugs(cases, slugs), args.out / "screens" / site.name)
+        except Exception as exc:  # no browser here: the scores still count
+            shots = [f"screenshots failed: {exc}"]
         out["screens"] = shots
     return out
 
