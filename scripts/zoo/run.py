@@ -268,8 +268,12 @@ def _measure(
 
 
 def _main_commit() -> str:
-    cmd = ["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"]
-    return subprocess.run(cmd, capture_output=True, text=True).stdout.strip()
+    """The product's commit: the last commit of main this checkout contains (else HEAD)."""
+    for cmd in (["merge-base", "HEAD", "main"], ["rev-parse", "HEAD"]):
+        done = subprocess.run(["git", "-C", str(ROOT), *cmd], capture_output=True, text=True)
+        if done.returncode == 0 and done.stdout.strip():
+            return done.stdout.strip()[:12]
+    return "unknown"
 
 
 def table(reports: list[dict[str, Any]]) -> str:
