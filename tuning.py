@@ -23,6 +23,7 @@ FITTED_FILES: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "app/fitted/confidence.json": ("confidence",),
         "app/fitted/router.json": ("escalation_min_probability",),
+        "app/fitted/gaps.json": ("gap_cluster_threshold",),
     }
 )
 
@@ -213,8 +214,10 @@ class Tuning:
 
     # --- knowledge loop (resolved handoffs -> tickets, gap clusters, drafts) ---
     resolution_ticket_quality: float = 0.85  # an agent's confirmed fix clears the ticket bar
-    # average-linkage cosine at which gap questions group: best ARI on Bitext train (record)
-    gap_cluster_threshold: float = 0.40
+    # average-linkage cosine at which gap questions group: best ARI on Bitext train
+    gap_cluster_threshold: float = field(
+        default_factory=lambda: float(fitted_value("gaps.json", "gap_cluster_threshold"))
+    )
     gap_half_life_days: float = 14.0  # cluster rank: a question from two weeks ago counts half
     # two thumbs down take a confirmed fix (0.85) below the 0.7 bar; four thumbs up undo one
     resolution_vote_up: float = 0.02

@@ -11,8 +11,9 @@ adjusted Rand index there is applied, unchanged, to the report file, and both ar
 ARI, purity (share of questions whose cluster's majority label is theirs), inverse purity (the
 same with roles swapped: how unsplit each true label is) and the cluster count.
 
-A script, not a test: the labelled data lives outside the repository and `make test` never
-needs it. Nothing from it is stored.
+`--write` stores the chosen threshold and its report-file scores in app/fitted/gaps.json, which
+tuning.py loads (`make fit` does this). A script, not a test: the labelled data lives outside the
+repository and `make test` never needs it. Nothing from it is stored but aggregate scores.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ if str(ROOT) not in sys.path:
 
 from app.knowledge.gaps import adjusted_rand_index, cluster_labels, purity  # noqa: E402
 from app.safety.pii import mask_text  # noqa: E402
-from tuning import TUNING  # noqa: E402
+from tuning import FITTED_DIR, TUNING  # noqa: E402
+
+GAPS_FILE = FITTED_DIR / "gaps.json"
 
 
 def load(path: Path, tag: int, limit: int | None) -> tuple[list[str], list[str]]:
@@ -85,6 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--label-tag", type=int, default=0)
     p.add_argument("--thresholds", default="0.35:0.80:0.05")
     p.add_argument("--limit", type=int)
+    p.add_argument("--write", action="store_true", help=f"store in {GAPS_FILE.name}")
     args = p.parse_args(argv)
 
     tune_texts, tune_truth = load(args.tune, args.label_tag, args.limit)
@@ -110,7 +114,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, t in (("chosen", chosen), ("tuning.py", TUNING.gap_cluster_threshold)):
         s = scores(cluster_labels(report_vecs, t).tolist(), report_truth)
         print(f"report ({args.report.name}, threshold {t} = {name}): {json.dumps(s)}")
+    if args.write:
+        s = scores(cluster_labels(report_vecs, chosen).tolist(), report_truth)
+        write(chosen, args, s)
     return 0
+
+
+def write(chosen: float, args: argparse.Namespace, report: dict[str, object]) -> None:
+    """Store the threshold chosen on the tune file, with what it scored on the report file."""
+    stored = {
+        "gap_cluster_threshold": chosen,
+        "fit": {
+            "command": "python -m scripts.fit --only gaps",
+            "tune": args.tune.name,
+            "report": {"file": args.report.name, **report},
+        },
+    }
+    GAPS_FILE.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {GAPS_FILE}")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ import asyncio
 import json
 import logging
 import shlex
+import subprocess
 import sys
 import time
 from datetime import UTC, datetime
@@ -141,6 +142,7 @@ async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[st
     run = {
         "command": command_line(args),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commit": git_commit(),
         "corpus": prepared.corpus,
         "counts": prepared.counts,
         "skipped_documents": len(prepared.skipped_documents),
@@ -166,6 +168,25 @@ async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[st
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return report
+
+
+def git_commit() -> str | None:
+    """The checkout's commit (with `+` when it has uncommitted changes), for the report."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+    except OSError:
+        return None
+    if head.returncode != 0:
+        return None
+    return head.stdout.strip() + ("+" if dirty.stdout.strip() else "")
 
 
 def save_embedding_cache(embedder: Any) -> None:

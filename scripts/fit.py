@@ -1,12 +1,14 @@
 """`make fit`: refit every fitted value from the development sets into its data file.
 
-    python -m scripts.fit [--only router,confidence] [--dump DUMP.jsonl]
+    python -m scripts.fit [--only router,gaps,confidence] [--dump DUMP.jsonl]
 
 The development sets are read from `CONCIERGE_EVAL_DIR`, else `../shared/eval` (MT-RAG and Bitext;
 never copied into the repository). Each step runs the fitting script with the options that
 produced the committed value, and the script writes its data file:
 
 - router: `scripts.fit_router --write` → app/fitted/router.json (Bitext train → dev);
+- gaps: `scripts.cluster_gaps_eval --write` → app/fitted/gaps.json (the gap clustering
+  threshold: best ARI on Bitext train, scored on dev);
 - confidence: a feature dump of the MT-RAG dev set by `scripts.evaluation.sweep`, then
   `scripts.evaluation.fit_confidence --write` on its tune part → app/fitted/confidence.json.
 
@@ -27,7 +29,7 @@ from pathlib import Path
 from scripts.measure_condense import EVAL_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
-STEPS = ("router", "confidence")
+STEPS = ("router", "gaps", "confidence")
 # The options the committed answerability model was fitted with (docs/history/ holds why).
 CONFIDENCE_OPTIONS = (
     "--use",
@@ -42,6 +44,16 @@ CONFIDENCE_OPTIONS = (
     "sentence=0.639",
     "--version",
     "offline-3",
+)
+
+
+GAPS = (
+    "scripts.cluster_gaps_eval",
+    "--tune",
+    str(EVAL_DIR / "bitext_train_cases.jsonl"),
+    "--report",
+    str(EVAL_DIR / "bitext_dev_cases.jsonl"),
+    "--write",
 )
 
 
@@ -91,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         if step == "router":
             _run("scripts.fit_router", "--write")
+        elif step == "gaps":
+            _run(*GAPS)
         else:
             fit_confidence(args.dump)
         print(f"[{step}: {time.perf_counter() - started:.0f} s]", flush=True)

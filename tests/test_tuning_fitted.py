@@ -37,10 +37,15 @@ def test_the_committed_fit_is_the_one_the_product_shipped_with() -> None:
     assert (bands.model.version, bands.model.intercept) == ("offline-3", -2.977)
     assert dict(bands.model.weights) == {"sentence": 3.893}
     assert TUNING.escalation_min_probability == 0.55
+    assert TUNING.gap_cluster_threshold == 0.40
 
 
 def test_the_router_threshold_is_the_fitted_file() -> None:
     assert TUNING.escalation_min_probability == _load("router.json")["escalation_min_probability"]
+
+
+def test_the_gap_threshold_is_the_fitted_file() -> None:
+    assert TUNING.gap_cluster_threshold == _load("gaps.json")["gap_cluster_threshold"]
 
 
 def test_every_fitted_file_exists_and_names_real_fields() -> None:

@@ -77,7 +77,7 @@ def headline_table(eval_dir: Path) -> str:
         return "No report committed under `docs/eval/` yet."
     headers = [
         "report",
-        "recall@5",
+        "recall@5 (pipeline)",
         "naive dense recall@5",
         "strong precision",
         "strong on answerable",

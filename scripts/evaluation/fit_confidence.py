@@ -201,7 +201,20 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(json.dumps(bands))
     if args.write:
-        write_bands(args.reranker, bands)
+        record = {
+            "command": "python -m scripts.fit --only confidence",
+            "options": {
+                "use": args.use,
+                "fit_on": args.fit_on,
+                "max_unanswerable_strong": args.max_unanswerable_strong,
+                "weak_at": args.weak_at,
+                "l2": args.l2,
+            },
+            "fitted_on": f"{args.fit_on or 'every'} part: {len(rows)} cases, "
+            f"{int(y.sum())} answerable",
+            "auc_fitted": round(auc, 3),
+        }
+        write_bands(args.reranker, {**bands, "fit": record})
         print(f"wrote {CONFIDENCE_FILE}")
     return 0
 
