@@ -103,19 +103,28 @@ def _post(client: httpx.Client, path: str, body: dict[str, Any], token: str | No
     return response.json()
 
 
-def ask(client: httpx.Client, case: dict[str, Any]) -> tuple[str, dict[str, Any], float]:
-    """The reply text, its meta, and seconds taken for the scored turn."""
+def ask(client: httpx.Client, case: dict[str, Any]) -> tuple[str, dict[str, Any], float, list]:
+    """The reply text, its meta, seconds taken for the scored turn, and the history's replies."""
     token = _post(client, "/v1/sessions", {}, None)["sessionToken"]
     conv = _post(client, "/v1/conversations", {}, token)["id"]
+    path = f"/v1/conversations/{conv}/messages"
+    earlier = []
     for turn in case.get("history", []):
         if turn.get("role", "user") == "user":
-            _post(client, f"/v1/conversations/{conv}/messages", {"content": turn["content"]}, token)
+            got = _post(client, path, {"content": turn["content"]}, token).get("reply") or {}
+            meta = got.get("meta") or {}
+            earlier.append(
+                {
+                    "confidence": meta.get("confidence"),
+                    "escalated": bool(meta.get("escalated")),
+                    "reply": str(got.get("content", ""))[:400],
+                }
+            )
     started = time.monotonic()
-    result = _post(
-        client, f"/v1/conversations/{conv}/messages", {"content": case["message"]}, token
-    )
+    result = _post(client, path, {"content": case["message"]}, token)
     reply = result.get("reply") or {}
-    return str(reply.get("content", "")), reply.get("meta") or {}, time.monotonic() - started
+    seconds = time.monotonic() - started
+    return str(reply.get("content", "")), reply.get("meta") or {}, seconds, earlier
 
 
 def slug_map(folder: Path) -> dict[str, str]:
@@ -242,9 +251,11 @@ def _measure(
     rows = []
     with httpx.Client(base_url=base) as client:
         for case in cases:
-            reply, meta, seconds = ask(client, case)
+            reply, meta, seconds, earlier = ask(client, case)
             row = outcome(case, reply, meta, slugs)
             row["seconds"] = round(seconds, 2)
+            if earlier:
+                row["history_replies"] = earlier
             rows.append(row)
             mark = "ok " if row["correct"] else "NO "
             print(f"  {mark}{row['id']:4} {row['confidence']!s:6} {case['message'][:70]}")
