@@ -89,9 +89,13 @@ def test_resolution_ticket_masks_pii_keeps_problem_and_drops_account_facts() -> 
     assert ticket.resolved_at == NOW
 
 
-def test_agent_can_widen_or_narrow_audience() -> None:
-    t = resolution_ticket(_case(), "fix", quality=0.8, now=NOW, tuning=TUNING, audience="all")
-    assert t.audience == "all"
+def test_agent_can_narrow_the_audience_but_never_widen_it() -> None:
+    wider = resolution_ticket(_case(), "fix", quality=0.8, now=NOW, tuning=TUNING, audience="all")
+    assert wider.audience == "pro"  # the pro customer's rung: a free visitor never sees it
+    narrower = resolution_ticket(
+        _case(), "fix", quality=0.8, now=NOW, tuning=TUNING, audience="enterprise"
+    )
+    assert narrower.audience == "enterprise"
 
 
 def test_key_facts_and_product_detection() -> None:

@@ -29,7 +29,7 @@ from app.api.views import (
     ticket_view,
 )
 from app.assist import record_sent
-from app.knowledge.loop import LoopError, loop_per_week, resolve_case
+from app.knowledge.loop import LoopError, erase_knowledge, loop_per_week, resolve_case
 from app.knowledge.resolution import suggested_resolution
 from app.safety.pii import mask_text
 from app.spend import spend_status
@@ -70,6 +70,15 @@ class ResolveIn(BaseModel):
         default=None, description="Who may see the ticket; default: the customer's plan rung."
     )
     product: str | None = Field(default=None, max_length=100)
+    subject: str | None = Field(
+        default=None,
+        max_length=300,
+        description="The ticket's title as the agent edited it in the preview (written like the "
+        "default: links, secrets and names removed, PII masked).",
+    )
+    symptom: str | None = Field(
+        default=None, max_length=4000, description="The problem as the agent edited it."
+    )
 
 
 class ReplyIn(BaseModel):
@@ -201,9 +210,10 @@ async def resolve(
     case_ref: str, _: AdminDep, services: ServicesDep, body: ResolveIn | None = None
 ) -> dict[str, Any]:
     """Close the case; the assistant may answer again in that conversation. With `knowledge`
-    (the agent's consent) the resolution becomes a resolved ticket — the problem as the
-    customer described it, the resolution, the customer's plan rung as audience, PII masked —
-    searchable by the tickets ranker at once."""
+    (the agent's consent) the resolution becomes a resolved ticket — the condensed problem
+    written without links, secrets, instructions, names or PII (see `knowledge-preview`), the
+    resolution, the customer's plan rung or stricter as audience — searchable at once unless
+    the screen holds it for review."""
     body = body or ResolveIn()
     await _case(services, case_ref)
     try:
@@ -216,6 +226,8 @@ async def resolve(
             audience=body.audience,
             product=body.product,
             agent=body.agent,
+            subject=body.subject,
+            symptom=body.symptom,
         )
     except LoopError as exc:
         raise HTTPException(422, detail=str(exc)) from None
@@ -227,8 +239,12 @@ async def resolve(
 @router.delete("/customers/{customer_id}", response_model=CustomerDeletedOut)
 async def delete_customer(customer_id: str, _: AdminDep, services: ServicesDep) -> dict[str, Any]:
     """GDPR erasure: the customer, their subscription, orders, conversations, messages,
-    feedback and handoff packets. Returns what was deleted, by collection."""
-    return {"customerId": customer_id, "deleted": await services.store.delete_customer(customer_id)}
+    feedback and handoff packets, and the knowledge written from their cases (tickets deleted,
+    unpublished drafts deleted, published ones unlinked; see `erase_knowledge`). Returns what
+    was deleted, by collection."""
+    knowledge = await erase_knowledge(services, customer_id)
+    deleted = await services.store.delete_customer(customer_id)
+    return {"customerId": customer_id, "deleted": {**deleted, **knowledge}}
 
 
 @router.get("/reviews", response_model=ReviewsOut)

@@ -25,6 +25,7 @@ from app.knowledge.loop import (
     draft_for_cluster,
     edit_ticket,
     gap_report,
+    preview_ticket,
     publish_draft,
     save_draft,
 )
@@ -56,6 +57,36 @@ class DraftIn(BaseModel):
 class DraftEditIn(BaseModel):
     editor: str = Field(min_length=1, max_length=100)
     markdown: str = Field(min_length=1, max_length=200_000)
+
+
+class PreviewIn(BaseModel):
+    resolution: str = Field(min_length=1, max_length=4000)
+    audience: Literal["all", "pro", "enterprise"] | None = None
+    subject: str | None = Field(default=None, max_length=300)
+    symptom: str | None = Field(default=None, max_length=4000)
+    product: str | None = Field(default=None, max_length=100)
+
+
+@router.post("/escalations/{case_ref}/knowledge-preview", response_model=TicketEnvelope)
+async def knowledge_preview(
+    case_ref: str, body: PreviewIn, _: AdminDep, services: ServicesDep
+) -> dict[str, Any]:
+    """The exact ticket resolving with `knowledge` would publish (nothing is stored): edit its
+    subject and problem here and send them with the resolve call. `status: unpublished` with
+    `reviewFlags` means the screen would hold it until a person publishes it."""
+    case = await services.store.escalations.get(case_ref)
+    if case is None:
+        raise HTTPException(404, detail="case not found")
+    ticket = await preview_ticket(
+        services,
+        case,
+        body.resolution,
+        audience=body.audience,
+        subject=body.subject,
+        symptom=body.symptom,
+        product=body.product,
+    )
+    return {"ticket": ticket_view(ticket)}
 
 
 @router.get("/tickets", response_model=TicketList)

@@ -13,8 +13,10 @@
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,16 +24,25 @@ from typing import TYPE_CHECKING, Any
 
 from app.ingest.loaders import InvalidArticle, build_article, load_markdown
 from app.ingest.pipeline import ingest_articles, ingest_tickets
-from app.ingest.review import review_flags
+from app.ingest.review import PROMPT_INJECTION, injection_phrases, review_flags
 from app.knowledge.drafts import extractive_draft, with_body
 from app.knowledge.gaps import GapCluster, GapQuestion, build_clusters, gap_signals, iso_week
-from app.knowledge.resolution import audience_for_plan, resolution_ticket, voted_quality
+from app.knowledge.resolution import (
+    audience_for_plan,
+    resolution_ticket,
+    stricter,
+    voted_quality,
+)
+from app.knowledge.written import known_names, written_problem, written_resolution
+from app.language.normalize import normalize
 from app.providers.chat.base import ChatMessage
 from app.providers.errors import ProviderError
 from app.safety.pii import mask_text
+from app.search.vocabulary import word_counts
 from app.store import analytics
 from app.store.models import Article, Audience, Draft, Escalation, Message, Ticket
 from app.turn.entitlement import normalize_locale
+from app.turn.identifiers import Vocabulary
 
 if TYPE_CHECKING:
     from app.services import Services
@@ -56,6 +67,65 @@ async def reindex_articles(services: Services) -> None:
         await refresh()
 
 
+async def name_keeper(services: Services) -> Callable[[str], bool]:
+    """Which capitalised word runs are not names: the tenant's products, plans and platforms,
+    and runs whose every word the published help articles use (a feature like "Admin
+    Console"). Everything else that looks like a name is removed from published knowledge."""
+    tenant = services.tenant
+    ids = Vocabulary.of(tenant).ids
+    known = {p.casefold() for p in (*tenant.plans, *tenant.platforms)}
+    words: set[str] = set()
+    for article in await services.store.articles.list({"status": "published"}):
+        words.update(word_counts(f"{article.title}\n{article.body}"))
+
+    def keep(span: str) -> bool:
+        if span.casefold() in known or ids.products(span):
+            return True
+        parts = [w.casefold() for w in re.findall(r"[^\W\d_]+", span)]
+        return bool(parts) and all(w in words for w in parts)
+
+    return keep
+
+
+async def preview_ticket(
+    services: Services,
+    case: Escalation,
+    resolution: str,
+    *,
+    audience: Audience | None = None,
+    subject: str | None = None,
+    symptom: str | None = None,
+    product: str | None = None,
+    quality: float | None = None,
+    agent: str | None = None,
+    now: datetime | None = None,
+) -> Ticket:
+    """The exact ticket a consented resolution would publish, with its review flags (the
+    agent's preview, and what `resolve_case` stores)."""
+    ticket = resolution_ticket(
+        case,
+        resolution,
+        quality=services.tuning.resolution_ticket_quality if quality is None else quality,
+        now=now or datetime.now(UTC),
+        tuning=services.tuning,
+        products=services.tenant.products,
+        audience=audience,
+        product=product,
+        editor=agent,
+        pii=tuple(services.settings.pii_mask),
+        keep=await name_keeper(services),
+        subject=subject,
+        symptom=symptom,
+    )
+    flags = review_flags(ticket.subject, f"{ticket.symptom}\n{ticket.resolution}")
+    said = "\n".join(t for t in (case.asked_for, case.trigger, subject, symptom) if t)
+    if not flags and injection_phrases(said):
+        flags = [PROMPT_INJECTION]  # the customer's words tried to instruct: a person decides
+    if flags:
+        ticket = ticket.model_copy(update={"status": "unpublished", "review_flags": flags})
+    return ticket
+
+
 async def resolve_case(
     services: Services,
     case_ref: str,
@@ -66,6 +136,8 @@ async def resolve_case(
     audience: Audience | None = None,
     product: str | None = None,
     agent: str | None = None,
+    subject: str | None = None,
+    symptom: str | None = None,
 ) -> tuple[Escalation | None, Ticket | None]:
     """Resolve the case; with consent and a resolution, write and index its ticket."""
     store = services.store
@@ -80,21 +152,18 @@ async def resolve_case(
     await store.conversations.update(case.conversation_id, {"status": "open"})
     if not knowledge or not case.resolution:
         return case, None
-    ticket = resolution_ticket(
+    ticket = await preview_ticket(
+        services,
         case,
         case.resolution,
-        quality=services.tuning.resolution_ticket_quality if quality is None else quality,
-        now=now,
-        tuning=services.tuning,
-        products=services.tenant.products,
         audience=audience,
+        subject=subject,
+        symptom=symptom,
         product=product,
-        editor=agent,
-        pii=tuple(services.settings.pii_mask),
+        quality=quality,
+        agent=agent,
+        now=now,
     )
-    flags = review_flags(ticket.subject, f"{ticket.symptom}\n{ticket.resolution}")
-    if flags:  # the customer's words may carry instructions aimed at the bot: a person decides
-        ticket = ticket.model_copy(update={"status": "unpublished", "review_flags": flags})
     report = await ingest_tickets(store, services.embedder, [ticket], services.tuning)
     if report.bad:  # the case stays resolved; the knowledge can be added again from /admin
         log.warning("resolution ticket not written", extra={"case": case_ref})
@@ -115,9 +184,16 @@ async def edit_ticket(
     mask = tuple(services.settings.pii_mask)
     for key in ("subject", "symptom", "resolution"):
         if isinstance(changes.get(key), str):
-            changes[key] = mask_text(changes[key].strip(), mask)
+            changes[key] = mask_text(normalize(changes[key]).strip(), mask)
+    if "audience" in changes:  # a person may narrow who sees it, never widen it
+        changes["audience"] = stricter(changes["audience"], ticket.audience, services.tuning)
     if changes.get("status") == "resolved":  # a person published it: their review is done
         changes["review_flags"] = []
+    elif any(k in changes for k in ("subject", "symptom", "resolution")):
+        text = {**ticket.model_dump(), **changes}
+        flags = review_flags(text["subject"], f"{text['symptom']}\n{text['resolution']}")
+        if flags:  # an edit that adds an instruction is held again
+            changes.update(status="unpublished", review_flags=flags)
     if "quality" in changes:  # a person's new judgement: votes count from here
         changes.update(agent_quality=changes["quality"], votes_up=0, votes_down=0)
     updated = ticket.model_copy(update={**changes, "updated_by": editor})
@@ -255,15 +331,20 @@ async def draft_for_cluster(services: Services, cluster: GapCluster, editor: str
     if not resolutions:
         raise LoopError("this cluster has no resolved handoff with a resolution to draft from")
     case_refs = sorted({m.case_ref for m in cluster.cases if m.case_ref and m.resolution})
+    audience = draft_audience(cluster, case_refs, services.tuning)
+    keep = await name_keeper(services)
+    pii = tuple(services.settings.pii_mask)
+    questions = [q for q in (written_problem(x, keep=keep, pii=pii) for x in cluster.examples) if q]
+    resolutions = [written_resolution(r, keep=keep, pii=pii) for r in resolutions]
     locales = Counter(m.locale for m in cluster.members)
     locale = locales.most_common(1)[0][0] if locales else "en"
     now = datetime.now(UTC)
     suffix = secrets.token_hex(2)
     title, markdown = extractive_draft(
-        label=cluster.label,
-        questions=cluster.examples,
+        label=written_problem(cluster.label, keep=keep, pii=pii) or "Untitled draft",
+        questions=questions,
         resolutions=resolutions,
-        audience=cluster.audience,
+        audience=audience,
         locale=locale,
         case_refs=case_refs,
         suffix=suffix,
@@ -272,7 +353,7 @@ async def draft_for_cluster(services: Services, cluster: GapCluster, editor: str
     written_by = "extractive"
     model = services.chat_model
     if getattr(model, "language_model", False):
-        data = "\n".join(["Questions:", *cluster.examples, "", "Resolutions:", *resolutions])
+        data = "\n".join(["Questions:", *questions, "", "Resolutions:", *resolutions])
         try:
             reply = await model.complete_json(
                 _DRAFT_SYSTEM,
@@ -292,7 +373,7 @@ async def draft_for_cluster(services: Services, cluster: GapCluster, editor: str
         id=f"draft-{secrets.token_hex(6)}",
         title=title,
         markdown=markdown,
-        audience=cluster.audience,  # type: ignore[arg-type]
+        audience=audience,
         locale=locale,
         cluster_label=cluster.label,
         case_refs=case_refs,
@@ -303,6 +384,16 @@ async def draft_for_cluster(services: Services, cluster: GapCluster, editor: str
         updated_by=editor,
     )
     return await services.store.drafts.create(draft)
+
+
+def draft_audience(cluster: GapCluster, case_refs: list[str], tuning: Any) -> Audience:
+    """The strictest rung among the cases a draft is built from: a fix an enterprise customer
+    got stays enterprise, however many free or anonymous visitors asked the same question."""
+    audience: Audience = "all"
+    for member in cluster.cases:
+        if member.case_ref in case_refs:
+            audience = stricter(audience, member.audience, tuning)
+    return audience
 
 
 def parse_draft(markdown: str, draft_id: str) -> Article:
@@ -328,7 +419,7 @@ async def save_draft(services: Services, draft_id: str, markdown: str, editor: s
         {
             "markdown": markdown,
             "title": article.title,
-            "audience": article.audience,
+            "audience": stricter(article.audience, draft.audience, services.tuning),
             "locale": article.locale,
             "updatedAt": datetime.now(UTC),
             "updatedBy": editor,
@@ -351,7 +442,13 @@ async def publish_draft(
         raise LoopError(f"an article with slug {article.id!r} exists: change the slug")
     now = datetime.now(UTC)
     article = article.model_copy(
-        update={"status": "published", "updated_at": now, "source_path": f"drafts/{draft_id}.md"}
+        update={
+            "status": "published",
+            "updated_at": now,
+            "source_path": f"drafts/{draft_id}.md",
+            # an edited front matter never widens who sees it (see `draft_audience`)
+            "audience": stricter(article.audience, draft.audience, services.tuning),
+        }
     )
     report = await ingest_articles(
         services.store,
@@ -409,3 +506,61 @@ async def loop_per_week(services: Services, start: datetime, end: datetime) -> d
             "conversations": len({a["conversationId"] for a in answers}),
         },
     }
+
+
+# ------------------------------------------------------------------------------ erasure
+
+
+async def erase_knowledge(services: Services, customer_id: str) -> dict[str, int]:
+    """GDPR erasure reaching published knowledge (call before the customer's cases are
+    deleted): every ticket written from their cases is deleted; every unpublished draft built
+    from them is deleted; a published or discarded draft forgets their cases, and an article
+    published from it that still holds their name or email is unpublished for a person to fix.
+    """
+    store = services.store
+    refs = await store.escalations.case_refs_for_customer(customer_id)
+    customer = await store.customers.get(customer_id)
+    if not refs:
+        return {"tickets": 0, "drafts": 0, "articlesUnpublished": 0}
+    tickets = await store.tickets.delete_for_cases(refs)
+    marks = [*known_names({"name": customer.name} if customer else None)]
+    if customer and customer.email:
+        marks.append(customer.email)
+    drafts = unpublished = 0
+    for draft in await store.drafts.citing(refs):
+        if draft.status == "draft":
+            await store.drafts.delete(draft.id)
+            drafts += 1
+            continue
+        kept = [r for r in draft.case_refs if r not in refs]
+        await store.drafts.update(
+            draft.id, {"caseRefs": kept, "markdown": _scrub(draft.markdown, marks)}
+        )
+        if draft.published_slug and await _unpublish_if_named(
+            services, draft.published_slug, marks
+        ):
+            unpublished += 1
+    if tickets:
+        await reindex_tickets(services)
+    return {"tickets": tickets, "drafts": drafts, "articlesUnpublished": unpublished}
+
+
+def _scrub(text: str, marks: list[str]) -> str:
+    for mark in marks:
+        text = re.sub(rf"(?<!\w){re.escape(mark)}(?!\w)", "[name]", text, flags=re.IGNORECASE)
+    return text
+
+
+async def _unpublish_if_named(services: Services, slug: str, marks: list[str]) -> bool:
+    article = await services.store.articles.get(slug)
+    if article is None or article.status != "published":
+        return False
+    text = f"{article.title}\n{article.body}"
+    if _scrub(text, marks) == text:
+        return False
+    await services.store.articles.record_review(
+        slug, reviewer="gdpr-erasure", at=datetime.now(UTC), unpublish=True
+    )
+    await services.store.chunks.set_status(slug, "draft")
+    await reindex_articles(services)
+    return True

@@ -1,21 +1,25 @@
 """A resolved handoff as a resolved-ticket document (pure: no I/O).
 
-The ticket holds the customer's problem as the handoff packet recorded it (the condensed
-question of the first unresolved request, plus the conversation's key facts that are not
-account-specific), the agent's resolution, the product the problem names, an audience equal to
-the source customer's plan rung (a fix an enterprise customer got is not shown to a free one
-unless the agent widens it), the customer's locale and a quality the agent chose. Every text
-field goes through the one PII masker.
+The ticket is *written*, never copied from what the customer typed (`app.knowledge.written`):
+its subject and problem are the packet's condensed problem (the first unresolved request's
+standalone question) with links, secrets and instructions dropped, personal data masked and
+names of people and organisations removed, plus the conversation's key facts that are not
+account-specific; the resolution is the agent's, masked and with names removed. The agent sees
+this exact text before publishing and may replace the subject and problem (`subject`,
+`symptom`), which are written the same way. The audience is the source customer's plan rung or
+stricter: an agent may narrow it, never widen it (a fix an enterprise customer got is never shown
+to a free one).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from app.safety.pii import KINDS, mask_text
+from app.knowledge.written import known_names, written_problem, written_resolution
+from app.safety.pii import KINDS
 from app.store.models import Audience, Escalation, Message, Ticket
 from app.tenant import Product
 from app.turn.entitlement import audience_ladder, normalize_locale
@@ -78,6 +82,14 @@ def key_facts(facts: Iterable[Any]) -> list[str]:
     return out
 
 
+def stricter(a: str, b: str | None, tuning: Tuning) -> Audience:
+    """The stricter of two audiences (the one fewer customers see); None leaves `a`."""
+    order = list(audience_ladder("enterprise", tuning))
+    if b is None or b not in order:
+        return cast(Audience, a)
+    return cast(Audience, a if order.index(a) >= order.index(b) else b)
+
+
 def resolution_ticket(
     case: Escalation,
     resolution: str,
@@ -91,21 +103,32 @@ def resolution_ticket(
     product: str | None = None,
     editor: str | None = None,
     pii: tuple[str, ...] = KINDS,
+    keep: Callable[[str], bool] = lambda _: False,
+    subject: str | None = None,
+    symptom: str | None = None,
 ) -> Ticket:
     """The ticket a consented resolution becomes (not yet embedded)."""
     customer = case.customer or {}
-    problem = _SPACES.sub(" ", case.asked_for or case.trigger or "").strip()
-    facts = key_facts(case.conversation.get("facts") or [])
-    symptom = problem + (f"\n\nDetails: {'; '.join(facts)}." if facts else "")
-    subject = problem if len(problem) <= 120 else problem[:119].rstrip() + "…"
+    names = known_names(customer)
+
+    def write(text: str) -> str:
+        return written_problem(_SPACES.sub(" ", text).strip(), names=names, keep=keep, pii=pii)
+
+    problem = write(symptom or case.asked_for or case.trigger or "")
+    # an agent's edited problem already holds the details they kept
+    facts = [] if symptom else [write(f) for f in key_facts(case.conversation.get("facts") or [])]
+    facts = [f for f in facts if f]
+    body = problem + (f"\n\nDetails: {'; '.join(facts)}." if facts else "")
+    title = write(subject) if subject else problem
+    title = title if len(title) <= 120 else title[:119].rstrip() + "…"
     text_for_product = " ".join([problem, *facts, resolution])
     return Ticket(
         id=ticket_id_for(case.case_ref),
-        subject=mask_text(subject, pii),
-        symptom=mask_text(symptom, pii),
-        resolution=mask_text(resolution.strip(), pii),
+        subject=title,
+        symptom=body.strip(),
+        resolution=written_resolution(resolution, names=names, keep=keep, pii=pii),
         product=product if product is not None else product_of(text_for_product, products),
-        audience=audience or audience_for_plan(customer.get("plan"), tuning),
+        audience=stricter(audience_for_plan(customer.get("plan"), tuning), audience, tuning),
         locale=normalize_locale(locale or customer.get("locale")),
         status="resolved",
         quality=quality,

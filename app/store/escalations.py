@@ -113,6 +113,13 @@ class EscalationRepo:
     async def set_ticket(self, case_ref: str, ticket_id: str | None) -> None:
         await self._c.update_one({"caseRef": case_ref}, {"$set": {"ticketId": ticket_id}})
 
+    async def case_refs_for_customer(self, customer_id: str) -> list[str]:
+        """Every case reference of the customer (by customer id or packet customer)."""
+        cursor = self._c.find(
+            {"$or": [{"customerId": customer_id}, {"customer.id": customer_id}]}, {"caseRef": 1}
+        )
+        return [d["caseRef"] async for d in cursor]
+
     async def delete_for_customer(
         self, customer_id: str, conversation_ids: Sequence[str] = ()
     ) -> int:

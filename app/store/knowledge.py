@@ -166,6 +166,13 @@ class TicketRepo:
             {"$inc": {"votesUp" if helpful else "votesDown": 1}, "$set": {"quality": quality}},
         )
 
+    async def delete_for_cases(self, case_refs: Sequence[str]) -> int:
+        """Resolution-born tickets written from these cases (GDPR erasure of their customer)."""
+        res = await self._c.delete_many(
+            {"source": "resolution", "caseRef": {"$in": list(case_refs)}}
+        )
+        return int(res.deleted_count)
+
     async def resolution_ids(self) -> builtins.list[str]:
         return [d["_id"] async for d in self._c.find({"source": "resolution"}, {"_id": 1})]
 
@@ -188,6 +195,14 @@ class DraftRepo:
         query: dict[str, Any] = {"status": status} if status else {}
         cursor = self._c.find(query).sort("updatedAt", -1).limit(limit)
         return [Draft.from_doc(d) for d in await cursor.to_list()]
+
+    async def citing(self, case_refs: Sequence[str]) -> builtins.list[Draft]:
+        """Drafts built from any of these cases."""
+        cursor = self._c.find({"caseRefs": {"$in": list(case_refs)}})
+        return [Draft.from_doc(d) for d in await cursor.to_list()]
+
+    async def delete(self, draft_id: str) -> None:
+        await self._c.delete_one({"_id": draft_id})
 
     async def update(self, draft_id: str, fields: dict[str, Any]) -> Draft | None:
         doc = await self._c.find_one_and_update(

@@ -778,6 +778,38 @@
       h('option', { value: '0.8' }, 'Likely fix'),
       h('option', { value: '0.5' }, 'Workaround / one-off (kept, never retrieved)')
     );
+    // what will be published, exactly: written from the case (links, secrets, names and PII
+    // removed) and editable before it is published
+    const subjectBox = h('input', { type: 'text', id: 'knowledge-subject', maxlength: '300' });
+    const problemBox = h('textarea', { id: 'knowledge-problem', maxlength: '4000', rows: '3' });
+    const previewNote = h('p', { class: 'help', id: 'knowledge-preview-note', role: 'status' });
+    const preview = h(
+      'div',
+      { class: 'knowledge-preview', id: 'knowledge-preview', hidden: true },
+      h('label', { for: 'knowledge-subject' }, 'Published title (other customers see this)'),
+      subjectBox,
+      h('label', { for: 'knowledge-problem' }, 'Published problem'),
+      problemBox,
+      previewNote
+    );
+    const loadPreview = async () => {
+      const resolution = resolutionBox.value.trim();
+      if (!consent.checked || !resolution) { preview.hidden = true; return; }
+      try {
+        const r = await api(`/v1/admin/escalations/${encodeURIComponent(c.caseRef)}/knowledge-preview`, { method: 'POST', body: { resolution } });
+        subjectBox.value = r.ticket.subject;
+        problemBox.value = r.ticket.symptom;
+        previewNote.textContent = r.ticket.reviewFlags && r.ticket.reviewFlags.length
+          ? 'The screen will hold this ticket for review (instruction-like text found).'
+          : `Published for the ${r.ticket.audience} audience and above.`;
+        preview.hidden = false;
+      } catch (e) {
+        previewNote.textContent = `Preview failed: ${e.message}`;
+        preview.hidden = false;
+      }
+    };
+    consent.addEventListener('change', loadPreview);
+    resolutionBox.addEventListener('change', () => { if (consent.checked) loadPreview(); });
     const confirmBtn = h('button', { type: 'submit', class: 'primary', 'data-action': 'confirm-resolve' }, 'Resolve case');
     const resolveForm = h(
       'form',
@@ -786,6 +818,7 @@
       resolutionBox,
       h('p', { class: 'help', id: 'resolution-help' }, 'Short and general: what fixed it. Emails, phone numbers and card numbers are masked.'),
       h('div', null, consent, h('label', { for: 'knowledge-consent', class: 'inline' }, `May become knowledge: a searchable resolved ticket for customers on the ${rung} plan and above`)),
+      preview,
       h('label', { for: 'resolution-quality' }, 'How sure is the fix?'),
       quality,
       h('div', { class: 'actions' }, confirmBtn)
@@ -804,6 +837,10 @@
         return;
       }
       const body = { agent: agentName() || null, resolution: resolution || null, knowledge: consent.checked, quality: Number(quality.value) };
+      if (consent.checked && !preview.hidden) {
+        if (subjectBox.value.trim()) body.subject = subjectBox.value.trim();
+        if (problemBox.value.trim()) body.symptom = problemBox.value.trim();
+      }
       act('Resolve', async () => {
         await api(`/v1/admin/escalations/${encodeURIComponent(c.caseRef)}/resolve`, { method: 'POST', body });
         loadTickets();
