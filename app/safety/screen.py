@@ -115,8 +115,10 @@ _TYPE_HERE = re.compile(
 )
 # a secret handed to somewhere: an address, a link, or "over to" whoever
 _SEND_TO_ADDRESS = re.compile(
-    r"\b(?:send|e-?mail|mail|forward|submit|pass|hand|post|paste|give|share|text|dm)\b"
-    r"[^.]{0,100}?\b(?:to\s+[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:to|at|on|via)\s+(?:https?://|www\.)"
+    r"\b(?:send|sent|e-?mail|mail|forward|submit|pass|hand|post|paste|give|gave|share|text|dm)"
+    r"(?:s|es|ed|d|ing)?\b"
+    r"[^.]{0,100}?\b(?:(?:to|with)\s+[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    r"|(?:to|at|on|via)\s+(?:https?://|www\.)"
     r"|over\s+to\b)",
     _I,
 )
