@@ -1,6 +1,6 @@
 """Serve each zoo site as a new user would, ask its questions over HTTP, crawl /help, and score.
 
-    python -m scripts.zoo.run [NAME ...] [--out reports/zoo] [--limit N] [--screens]
+    python -m scripts.zoo.run [NAME ...] [--out reports/zoo] [--limit N] [--screens] [--jobs N]
                               [--ready-timeout 1800]
 
 Per site: the docs folder is exported at its pinned commit (scripts.zoo.fetch), a server is
@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -258,7 +259,9 @@ def _measure(
                 row["history_replies"] = earlier
             rows.append(row)
             mark = "ok " if row["correct"] else "NO "
-            print(f"  {mark}{row['id']:4} {row['confidence']!s:6} {case['message'][:70]}")
+            question = case["message"][:56]
+            line = f"{site.name}: {mark}{row['id']:4} {row['confidence']!s:6} {question}"
+            print(line, flush=True)
         crawl = Crawler(client, base).run([])
         if crawl.index_status != 200:  # no /help index: crawl from every page the product serves
             crawl = Crawler(client, base).run([f"/help/{s}" for s in sorted(set(slugs.values()))])
@@ -308,6 +311,19 @@ def table(reports: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _one(site: Site, args: argparse.Namespace, commit: str, when: str) -> dict[str, Any]:
+    print(f"{site.name}: {site.repo}@{site.commit[:12]} ({site.generator})", flush=True)
+    try:
+        report = {**run_site(site, args), "commit": commit, "date": when}
+    except Exception as exc:  # one broken site does not stop the others
+        report = {"site": site.__dict__, "ready": {"ready": False, "error": repr(exc)}}
+        report.update(commit=commit, date=when)
+    (args.out / f"{site.name}.json").write_text(
+        json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8"
+    )
+    return report
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scripts.zoo.run", description=__doc__)
     parser.add_argument("names", nargs="*", help="only these sites (default: all)")
@@ -316,17 +332,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="first N questions per site")
     parser.add_argument("--screens", action="store_true", help="3 browser screenshots per site")
     parser.add_argument("--ready-timeout", type=float, default=1800.0)
+    parser.add_argument("--jobs", type=int, default=1, help="sites served at once")
     args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
     sites = [s for s in load_sites() if not args.names or s.name in args.names]
     commit, when = _main_commit(), datetime.now(UTC).isoformat(timespec="seconds")
-    reports = []
-    for site in sites:
-        print(f"{site.name}: {site.repo}@{site.commit[:12]} ({site.generator})", flush=True)
-        report = {**run_site(site, args), "commit": commit, "date": when}
-        (args.out / f"{site.name}.json").write_text(
-            json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8"
-        )
-        reports.append(report)
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        reports = list(pool.map(lambda site: _one(site, args, commit, when), sites))
     print(f"\nproduct commit {commit}, {when}")
     print(table(reports))
     return 0
