@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -44,6 +45,7 @@ class Services:
     search: Any = None  # a SearchBackend once the corpus is indexed
     corpus_ready: bool = False
     startup_error: str | None = None
+    leaks: dict[str, Any] | None = None  # template syntax left in served pages (/readyz)
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _background: set[asyncio.Task[Any]] = field(default_factory=set)
 
@@ -79,6 +81,8 @@ class Services:
             checks["searchIndexes"] = indexes
             search_ok = bool(indexes["ok"])
         checks["ready"] = bool(store_ok and self.corpus_ready and search_ok)
+        if self.leaks is not None:
+            checks["details"] = {"leaks": self.leaks}
         return checks
 
     def provider_status(self) -> dict[str, dict[str, Any]]:
@@ -231,6 +235,7 @@ async def prepare_corpus(services: Services) -> None:
         if callable(save):
             await asyncio.to_thread(save)
         services.search = await build_search(services)
+        services.leaks = await _leaks(services)
         articles = await services.store.articles.count({"status": "published"})
         services.corpus_ready = articles > 0
         if not services.corpus_ready and services.startup_error is None:
@@ -240,12 +245,33 @@ async def prepare_corpus(services: Services) -> None:
         services.startup_error = f"corpus preparation failed: {exc}"
 
 
+async def _leaks(services: Services) -> dict[str, Any]:
+    """Template or dialect markers left in published pages (`app.ingest.leaks`)."""
+    from app.ingest.leaks import leak_report
+
+    published = await services.store.articles.list({"status": "published"})
+    report = leak_report({a.slug: a.body for a in published})
+    if report["markers"]:
+        log.warning(
+            "template syntax left in help pages",
+            extra={"markers": report["markers"], "pages": report["pages"]},
+        )
+    return report
+
+
 async def _ingest_articles_dir(services: Services, folder: Path) -> None:
     """ARTICLES_DIR: that folder's docs are the whole corpus (no customers, orders or tickets)."""
     from app.ingest.pipeline import ingest_corpus
+    from app.ingest.progress import Eta, time_left
+
+    eta = Eta(time.monotonic())
 
     def progress(done: int, total: int) -> None:
-        log.info("ingest progress", extra={"folder": str(folder), "done": done, "total": total})
+        left = time_left(time.monotonic() - eta.start, done, total)
+        log.info(
+            eta.line(time.monotonic(), done, total),
+            extra={"folder": str(folder), "done": done, "total": total, "secondsLeft": left},
+        )
 
     report = await ingest_corpus(
         services.store,
@@ -263,6 +289,11 @@ async def _ingest_articles_dir(services: Services, folder: Path) -> None:
         log.warning("article rejected", extra={"path": problem.path, "reason": problem.reason})
     for note in report.warnings:
         log.info("article warning", extra={"path": note.path, "reason": note.reason})
+    for path, found in report.leaks.items():
+        log.warning(
+            "template syntax left in a page",
+            extra={"path": path, "leaks": len(found), "first": found[0].excerpt},
+        )
     if not report.ingested and not report.unchanged:
         first = f" (first: {report.bad[0].path}: {report.bad[0].reason})" if report.bad else ""
         services.startup_error = (

@@ -1,6 +1,6 @@
 """`make bench`: performance figures measured side by side in one run, printed as ratios.
 
-    python -m scripts.bench [--quick] [--sections 1,2,3,4,5,6] [--out reports/bench.json]
+    python -m scripts.bench [--quick] [--sections 1,2,3,4,5,6,7] [--out reports/bench.json]
                             [--sizes 1000,10000,100000] [--queries 200,150,60]
                             [--clients 1:64,8:16,32:8] [--repeats 3] [--limit N]
 
@@ -16,7 +16,10 @@ Sections (each prints a table and its ratio lines; everything also goes to the J
 5. our pipeline vs a dense-only MiniLM top-4 baseline on the seed eval cases: recall and
    latency in the same run;
 6. the cost of clustering 1k and 10k gap questions (the /admin gap report), and of embedding
-   them (MiniLM on a sample, extrapolated; full runs only).
+   them (MiniLM on a sample, extrapolated; full runs only);
+7. loading a docs folder (`--docs PATH`, default the seed articles) through the real ingest
+   pipeline beside bare MiniLM encoding of the same chunk texts: seconds, chunks/s and the
+   ratio (goal: ingest ≤ 2x bare).
 
 `--quick` (under a minute) runs sections 1 (1k and 10k chunks, fewer queries), 3, 4 and 6; name
 sections 2 or 5 explicitly to add them in a reduced form. Sections 1, 3 and 4 need no model.
@@ -48,6 +51,7 @@ from scripts.benchmarks import (  # noqa: E402
     baseline,
     gap_clusters,
     http_load,
+    ingest_speed,
     prompt_size,
     retrieval_scale,
     write_bytes,
@@ -59,7 +63,7 @@ FULL = {
     "queries": (200, 150, 60),
     "clients": ((1, 64), (8, 16), (32, 8)),
     "repeats": 3,
-    "sections": (1, 2, 3, 4, 5, 6),
+    "sections": (1, 2, 3, 4, 5, 6, 7),
     "write_turns": (5, 200),
 }
 QUICK = {
@@ -77,6 +81,7 @@ TITLES = {
     4: "write_bytes",
     5: "baseline",
     6: "gap_clusters",
+    7: "ingest_speed",
 }
 
 
@@ -97,13 +102,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--quick", action="store_true", help="under a minute: sections 1, 3, 4, 6, smaller"
     )
-    p.add_argument("--sections", type=_ints, help="comma-separated section numbers (1-6)")
+    p.add_argument("--sections", type=_ints, help="comma-separated section numbers (1-7)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON report path")
     p.add_argument("--sizes", type=_ints, help="section 1 chunk counts, e.g. 1000,10000")
     p.add_argument("--queries", type=_ints, help="section 1 queries per size, e.g. 150,100")
     p.add_argument("--clients", type=_levels, help="section 2 clients:messages, e.g. 1:40,8:8")
     p.add_argument("--repeats", type=int, help="section 5 timed passes over the cases")
     p.add_argument("--limit", type=int, help="section 5: only the first N labelled cases")
+    p.add_argument("--docs", type=Path, help="section 7: the docs folder to ingest")
     args = p.parse_args(argv)
     preset = QUICK if args.quick else FULL
     args.sections = args.sections or preset["sections"]
@@ -118,7 +124,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args.write_turns = preset["write_turns"]
     bad = [s for s in args.sections if s not in TITLES]
     if bad:
-        p.error(f"unknown sections {bad}; choose from 1-5")
+        p.error(f"unknown sections {bad}; choose from 1-{max(TITLES)}")
     return args
 
 
@@ -149,6 +155,8 @@ def _section(args: argparse.Namespace, number: int) -> tuple[Any, Callable[[Any]
         return prompt_size.run(), prompt_size.render
     if number == 4:
         return write_bytes.run(args.write_turns), write_bytes.render
+    if number == 7:
+        return ingest_speed.run(args.docs), ingest_speed.render
     if number == 6:
         if args.quick:
             return gap_clusters.run(), gap_clusters.render
@@ -231,6 +239,7 @@ def summary_figures(sections: dict[str, Any]) -> dict[str, float | None]:
         "clients8_speedup": _dig(http, "ratios_vs_first", "8", "req_per_s"),
         "p95_32_ms": _dig(http, "levels", "32", "latency", "p95_ms"),
         "first_event_p95_ms": _dig(http, "streamed", "first_event", "p95_ms"),
+        "ingest_over_bare": _dig(sections, "ingest_speed", "ingest_over_bare"),
     }
 
 

@@ -21,12 +21,14 @@ import argparse
 import asyncio
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from app.ingest import IngestReport, ingest_corpus, ingest_tickets
 from app.ingest.loaders import BUNDLES, LOADERS, LoadError, load_corpus, source_files
+from app.ingest.progress import Eta
 from app.ingest.tickets import (
     TICKET_SUFFIXES,
     TicketLoad,
@@ -63,26 +65,29 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 class Bar:
-    """A progress bar on a terminal (redrawn in place); elsewhere a line about every tenth."""
+    """A progress bar on a terminal (redrawn in place); elsewhere a line about every tenth.
+    Both say how much time is left at the rate so far."""
 
     def __init__(self, what: str, out: TextIO | None = None, width: int = 30) -> None:
         self.what, self.out, self.width = what, out or sys.stdout, width
         self.tty = self.out.isatty()
         self._last_tenth = -1
+        self.eta = Eta(time.monotonic())
 
     def __call__(self, done: int, total: int) -> None:
         if total <= 0:
             return
+        status = self.eta.line(time.monotonic(), done, total, self.what)
         if self.tty:
             filled = round(self.width * done / total)
             bar = "#" * filled + "." * (self.width - filled)
             end = "\n" if done >= total else ""
-            print(f"\r  [{bar}] {done}/{total} {self.what}", end=end, file=self.out, flush=True)
+            print(f"\r  [{bar}] {status}   ", end=end, file=self.out, flush=True)
             return
         tenth = done * 10 // total
         if tenth != self._last_tenth:
             self._last_tenth = tenth
-            print(f"  {done}/{total} {self.what} embedded", file=self.out, flush=True)
+            print(f"  {status}", file=self.out, flush=True)
 
 
 @dataclass
@@ -138,6 +143,12 @@ def load_tickets(sources: Sources, settings: Settings) -> TicketLoad:
     )
 
 
+def _leak_count(leaks: Mapping[str, Sequence[object]]) -> str:
+    """`0`, or `12 in 3 files` (each file's markers are listed with the warnings)."""
+    markers = sum(len(v) for v in leaks.values())
+    return f"{markers} in {len(leaks)} files" if markers else "0"
+
+
 def _problems(label: str, errors: list[LoadError]) -> list[str]:
     return [f"  {label}: {e.path}: {e.reason}" for e in errors]
 
@@ -156,6 +167,7 @@ def check(source: Path, default_audience: str | None, settings: Settings) -> int
         f"checked {source}: {len(corpus.articles) + len(corpus.errors)} articles, "
         f"{len(corpus.articles)} ok, {len(corpus.errors)} bad, {len(corpus.warnings)} warnings"
     )
+    print(f"  leaked template markers: {_leak_count(corpus.leaks)}")
     if sources.tickets:
         print(
             f"tickets: {len(tickets.tickets)} ok, {len(tickets.skipped)} skipped, "
@@ -202,6 +214,7 @@ def report_lines(
             f"chunks: {articles.chunks_written} written ({articles.table_chunks} tables), "
             f"{articles.chunks_deleted} stale removed"
         )
+        lines.append(f"  leaked template markers: {_leak_count(articles.leaks)}")
         added += len(articles.added)
         changed += a_changed + len(articles.pruned)
         unchanged += len(articles.unchanged)

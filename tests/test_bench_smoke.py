@@ -102,6 +102,7 @@ def test_report_ends_with_the_goal_figures(report: dict[str, Any]) -> None:
         "clients8_speedup",
         "p95_32_ms",
         "first_event_p95_ms",
+        "ingest_over_bare",
     ]
     for name in ("bytes_ratio", "prompt_ratio", "retrieval_growth"):
         assert _positive(figures[name])

@@ -483,6 +483,14 @@ class Readiness(Out):
             "numDimensions differing from ours). Not ready unless every index is ok."
         ),
     )
+    details: dict[str, Any] | None = Field(
+        default=None,
+        description=(
+            "`leaks`: template or dialect syntax left in published help pages after loading "
+            "(`{%`, `{{<`, `:::`, …): total markers, pages affected and the worst pages with "
+            "their first excerpt. Pages with leaks are still served; the count is for watching."
+        ),
+    )
 
 
 class DemoCustomer(Out):

@@ -13,9 +13,9 @@ from collections import Counter
 from dataclasses import dataclass
 
 MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("{{<", re.compile(r"\{\{[<%]")),
-    ("{%", re.compile(r"\{%|%\}")),
-    ("{{", re.compile(r"\{\{|\}\}")),
+    ("{{<", re.compile(r"\{\{[<%].*?[>%]\}\}|\{\{[<%]")),
+    ("{%", re.compile(r"\{%.*?%\}|\{%|%\}")),
+    ("{{", re.compile(r"\{\{.*?\}\}|\{\{|\}\}")),
     ("%7B%7B", re.compile(r"%7B(?:%7B|%25)|(?:%7D|%25)%7D", re.IGNORECASE)),
     (":::", re.compile(r"^ {0,3}:::")),
     ("!!!", re.compile(r"^ {0,3}(?:!!!|\?\?\?\+?)[ \t]+\w")),
@@ -57,11 +57,13 @@ def find_leaks(markdown: str) -> list[Leak]:
             fence = m.group(1)
             continue
         prose = _INLINE_CODE.sub("", line)
+        shown = prose
         for marker, pattern in MARKERS:
-            hit = pattern.search(prose)
-            if hit:
+            for hit in pattern.finditer(prose):
                 start = max(hit.start() - 20, 0)
-                found.append(Leak(marker, number, prose[start : hit.end() + 30].strip()))
+                found.append(Leak(marker, number, shown[start : hit.end() + 30].strip()))
+            # a construct counts once, under its most specific marker
+            prose = pattern.sub(lambda h: " " * len(h.group(0)), prose)
     return found
 
 
@@ -74,3 +76,23 @@ def summarise(leaks: list[Leak]) -> str:
     first = leaks[0]
     noun = "marker" if len(leaks) == 1 else "markers"
     return f"{len(leaks)} leaked {noun} ({kinds}); first at line {first.line}: {first.excerpt!r}"
+
+
+def leak_report(pages: dict[str, str], limit: int = 50) -> dict[str, object]:
+    """Leaks over a corpus (`{slug or path: markdown}`) for `/readyz` and reports: totals, then
+    the worst `limit` pages with their markers and first excerpt."""
+    per_page = {name: found for name, body in pages.items() if (found := find_leaks(body))}
+    worst = sorted(per_page.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:limit]
+    return {
+        "markers": sum(len(v) for v in per_page.values()),
+        "pages": len(per_page),
+        "pagesChecked": len(pages),
+        "byPage": {
+            name: {
+                "count": len(found),
+                "markers": dict(Counter(leak.marker for leak in found)),
+                "first": f"line {found[0].line}: {found[0].excerpt}",
+            }
+            for name, found in worst
+        },
+    }

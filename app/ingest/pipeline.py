@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.ingest.chunker import BREADCRUMB_SEP, ChunkDraft, chunk_article
+from app.ingest.leaks import Leak
 from app.ingest.loaders import LoadError, finalize, load_corpus
 from app.ingest.review import injection_phrases
 from app.ingest.sections import block_ids_in, build_sections
@@ -43,6 +44,7 @@ class IngestReport:
     bad: list[LoadError] = field(default_factory=list)
     warnings: list[LoadError] = field(default_factory=list)
     skipped: list[LoadError] = field(default_factory=list)  # files of another format, and why
+    leaks: dict[str, list[Leak]] = field(default_factory=dict)  # file → syntax left in it
     chunks_written: int = 0
     table_chunks: int = 0
     chunks_deleted: int = 0
@@ -70,6 +72,9 @@ class IngestReport:
         )
         if self.warnings:
             line += f", {len(self.warnings)} warnings"
+        if self.leaks:
+            markers = sum(len(v) for v in self.leaks.values())
+            line += f", {markers} leaked template markers in {len(self.leaks)} files"
         return line + (
             f"; chunks: {self.chunks_written} written ({self.table_chunks} tables), "
             f"{self.chunks_deleted} stale removed; {self.changed} changed"
@@ -131,7 +136,10 @@ async def ingest_corpus(
         max_pdf_bytes=tuning.max_pdf_bytes,
     )
     report = IngestReport(
-        bad=list(corpus.errors), warnings=list(corpus.warnings), skipped=list(corpus.skipped)
+        bad=list(corpus.errors),
+        warnings=list(corpus.warnings),
+        skipped=list(corpus.skipped),
+        leaks=dict(corpus.leaks),
     )
     await _ingest(
         store,
@@ -341,6 +349,48 @@ async def _unchanged(
     ] and all(len(c.embedding) == dims for c in existing)
 
 
+async def _write_group(
+    store: Store,
+    embedder: Embedder,
+    pending: list[tuple[Article, list[ChunkDraft], Article | None]],
+    report: IngestReport,
+    tuning: Tuning,
+) -> None:
+    """Embed the chunks of every pending article in one run of batches, then write each
+    article (chunks first, then the article: its hash is the commit marker). Empties `pending`."""
+    texts = [d.text for _, drafts, _ in pending for d in drafts]
+    # batches of similar length: a batch is padded to its longest text
+    order = sorted(range(len(texts)), key=lambda k: len(texts[k]))
+    try:
+        got = await _embed(embedder, [texts[k] for k in order], tuning.embed_batch_size)
+        vectors: list[list[float]] = [[] for _ in texts]
+        for k, vector in zip(order, got, strict=True):
+            vectors[k] = vector
+    except ProviderError as exc:
+        if len(pending) > 1:  # find which article fails: the others are still written
+            for one in list(pending):
+                await _write_group(store, embedder, [one], report, tuning)
+        else:
+            where = pending[0][0].source_path or pending[0][0].id
+            report.bad.append(LoadError(where, f"embedding failed, nothing written: {exc}"))
+        pending.clear()
+        return
+    at = 0
+    for article, drafts, old in pending:
+        mine, at = vectors[at : at + len(drafts)], at + len(drafts)
+        old_count = await store.chunks.count({"articleId": article.id}) if old else 0
+        chunks = chunks_for(article, drafts, mine)
+        await store.chunks.replace_for_article(article.id, chunks)
+        await store.articles.upsert(article)
+        report.ingested.append(article.id)
+        if old is None:
+            report.added.append(article.id)
+        report.chunks_written += len(chunks)
+        report.table_chunks += sum(1 for c in chunks if c.kind == "table")
+        report.chunks_deleted += max(old_count - len(chunks), 0)
+    pending.clear()
+
+
 async def _ingest(
     store: Store,
     embedder: Embedder,
@@ -358,10 +408,11 @@ async def _ingest(
 ) -> None:
     stored = {a.id: a for a in await store.articles.list()}
     report.articles_seen = len(articles) + len(report.bad)
-    step = max(len(articles) // 10, 10)
+    if progress is not None and len(articles) >= 20:
+        progress(0, len(articles))
+    # chunks of many articles are embedded together: one small call per article costs ~40%
+    pending: list[tuple[Article, list[ChunkDraft], Article | None]] = []
     for done, article in enumerate(articles):
-        if progress is not None and len(articles) >= 20 and done % step == 0:
-            progress(done, len(articles))
         where = article.source_path or article.id
         drafts = chunk_article(
             article.title, article.body, tuning.max_chunk_size, tuning.chunk_overlap
@@ -381,22 +432,12 @@ async def _ingest(
         if not force and await _unchanged(store, article, drafts, old, embedder.dimensions):
             report.unchanged.append(article.id)
             continue
-        try:
-            vectors = await _embed(embedder, [d.text for d in drafts], tuning.embed_batch_size)
-        except ProviderError as exc:
-            report.bad.append(LoadError(where, f"embedding failed, nothing written: {exc}"))
-            continue
-        old_count = await store.chunks.count({"articleId": article.id}) if old else 0
-        chunks = chunks_for(article, drafts, vectors)
-        await store.chunks.replace_for_article(article.id, chunks)
-        await store.articles.upsert(article)
-        report.ingested.append(article.id)
-        if old is None:
-            report.added.append(article.id)
-        report.chunks_written += len(chunks)
-        report.table_chunks += sum(1 for c in chunks if c.kind == "table")
-        report.chunks_deleted += max(old_count - len(chunks), 0)
-
+        pending.append((article, drafts, old))
+        if sum(len(p[1]) for p in pending) >= tuning.ingest_embed_group:
+            await _write_group(store, embedder, pending, report, tuning)
+            if progress is not None and len(articles) >= 20:
+                progress(done + 1, len(articles))
+    await _write_group(store, embedder, pending, report, tuning)
     if progress is not None and len(articles) >= 20:
         progress(len(articles), len(articles))
     # An article whose file failed to load this run is not "missing": its file is still there.
