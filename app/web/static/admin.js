@@ -211,6 +211,7 @@
     renderHeadline(metrics);
     renderCharts(metrics);
     renderLoopWeeks(metrics.knowledgeLoop);
+    renderAssistWeeks(metrics.assist || []);
     loadClusters();
   }
   function renderCharts(metrics) {
@@ -527,6 +528,27 @@
     panel.focus();
     panel.scrollIntoView({ block: 'nearest' });
   }
+  function renderAssistWeeks(weeks) {
+    const box = $('#assist-weeks');
+    if (!weeks.length) {
+      box.replaceChildren(h('p', { class: 'empty' }, 'No suggestions shown in this range.'));
+      return;
+    }
+    const cols = [['shown', 'Shown'], ['inserted', 'Inserted'], ['sentUnchanged', 'Sent unchanged'], ['sentEdited', 'Sent edited']];
+    box.replaceChildren(
+      h(
+        'div',
+        { class: 'table-scroll' },
+        h(
+          'table',
+          { id: 'assist-table' },
+          h('caption', null, 'Suggested replies per ISO week'),
+          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Week'), cols.map(([, label]) => h('th', { scope: 'col', class: 'num' }, label)))),
+          h('tbody', null, weeks.map((w) => h('tr', { 'data-week': w.week }, h('th', { scope: 'row' }, w.week), cols.map(([k]) => h('td', { class: 'num', 'data-col': k }, String(w[k] || 0))))))
+        )
+      )
+    );
+  }
   function renderLoopWeeks(loop) {
     const box = $('#loop-weeks');
     if (!loop) {
@@ -740,6 +762,56 @@
     }
     return el;
   }
+  // ------------------------------------------------------------ agent assist
+  async function loadSuggestion(c, panel, replyBox) {
+    let s;
+    try {
+      s = await api(`/v1/admin/escalations/${encodeURIComponent(c.caseRef)}/suggestion`);
+    } catch (e) {
+      panel.removeAttribute('aria-busy');
+      if (e.status !== 401) panel.replaceChildren(panel.firstChild, h('p', { class: 'error' }, `Couldn't draft a reply: ${e.message}`));
+      return;
+    }
+    panel.removeAttribute('aria-busy');
+    panel.dataset.kind = s.kind;
+    panel.replaceChildren(panel.firstChild, ...renderSuggestion(c, s, replyBox));
+  }
+  function renderSuggestion(c, s, replyBox) {
+    const kindLabel = { answer: 'drafted from the sources', policy: 'policy: the decision is yours', none: 'nothing to draft from' }[s.kind] || s.kind;
+    const parts = [h('p', { class: 'help' }, h('span', { class: 'chip' }, kindLabel), ' ', s.confidence ? h('span', { class: `band-${s.confidence}` }, `confidence ${s.confidence}`) : null, s.model && s.model !== 'rules' ? ` · ${s.model}` : null)];
+    if (s.decide) parts.push(h('p', { class: 'hint', 'data-assist': 'decide' }, h('strong', null, 'You decide: '), s.decide));
+    if (s.text) {
+      parts.push(h('blockquote', { class: 'draft', 'data-assist': 'draft', lang: s.locale }, s.text));
+      const insert = h('button', { type: 'button', class: 'primary', 'data-action': 'insert-suggestion', disabled: c.status === 'resolved' }, 'Insert into reply');
+      insert.addEventListener('click', async () => {
+        replyBox.value = s.text;
+        replyBox.dataset.suggestion = s.suggestionId;
+        replyBox.focus();
+        try {
+          await api(`/v1/admin/escalations/${encodeURIComponent(c.caseRef)}/suggestion/events`, { method: 'POST', body: { suggestionId: s.suggestionId, event: 'inserted' } });
+        } catch (_) {
+          /* counting use must never block the reply */
+        }
+      });
+      parts.push(h('div', { class: 'actions' }, insert));
+    } else {
+      parts.push(h('p', { class: 'empty' }, 'Nothing this customer may read answers it; the sources and similar cases below may still help.'));
+    }
+    if (s.sources.length) {
+      parts.push(
+        h('h5', null, 'Sources (what this customer may read)'),
+        h('ol', { class: 'sources', 'data-assist': 'sources' }, s.sources.map((src) => h('li', { 'data-doc': src.docId, class: src.cited ? 'cited' : null }, h('span', { class: 'chip' }, `[${src.n}]`), ' ', src.url ? h('a', { href: src.url, target: '_blank', rel: 'noopener' }, src.breadcrumb || src.title) : `${src.docId} · ${src.title}`, src.cited ? h('span', { class: 'tag' }, ' cited') : null, ` · ${src.kind} · ${src.audience}`)))
+      );
+    }
+    if (s.similar.length) {
+      parts.push(
+        h('h5', null, 'Similar resolved cases'),
+        h('ul', { class: 'similar', 'data-assist': 'similar' }, s.similar.map((x) => h('li', { 'data-similar': x.id }, h('strong', null, `${x.id} · ${x.title}`), h('br'), x.resolution)))
+      );
+    }
+    return parts;
+  }
+
   function renderDetail(c, messages, suggested) {
     const detail = $('#detail');
     const cust = c.customer || null;
@@ -872,8 +944,13 @@
       }
       const agent = requireAgent();
       if (!agent) return;
-      act('Reply', () => api(`/v1/admin/escalations/${encodeURIComponent(c.caseRef)}/reply`, { method: 'POST', body: { agent, content } }));
+      const body = { agent, content };
+      if (replyBox.dataset.suggestion) body.suggestionId = replyBox.dataset.suggestion;
+      act('Reply', () => api(`/v1/admin/escalations/${encodeURIComponent(c.caseRef)}/reply`, { method: 'POST', body }));
     });
+
+    const assistPanel = h('section', { id: 'assist', class: 'assist', 'aria-labelledby': 'assist-title', 'aria-busy': 'true' }, h('h4', { id: 'assist-title' }, 'Suggested reply'), h('p', { class: 'help' }, 'Drafting a reply from what this customer may read…'));
+    loadSuggestion(c, assistPanel, replyBox);
 
     const gapHint =
       passages.length === 0
@@ -951,6 +1028,7 @@
           return h('li', { class: m.role, 'data-role': m.role }, h('span', { class: 'role' }, `${role} · ${when(m.createdAt)}`), m.content, info ? h('span', { class: 'meta' }, info) : null);
         })
       ),
+      assistPanel,
       replyForm,
       h('details', null, h('summary', null, 'Raw handoff packet (JSON)'), h('pre', { class: 'raw' }, JSON.stringify(c, null, 2))),
     ];
