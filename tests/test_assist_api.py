@@ -3,6 +3,7 @@ suggestion for a case, read back from what was stored."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 from app.assist.policy import plain
+from app.providers.chat.fake import ScriptedChatModel
 from tests.apihelp import ADMIN, Api, running_app
 from tuning import TUNING
 
@@ -218,3 +220,44 @@ def test_gdpr_delete_removes_the_customers_suggestions(api: Api) -> None:
     r = api.client.delete("/v1/admin/customers/cus_quillfeather", headers=ADMIN)
     assert r.status_code == 200 and r.json()["deleted"]["assist_suggestions"] == 1
     assert _stored(api, case_ref) == []
+
+
+def test_with_a_language_model_the_draft_is_its_reply_in_the_customers_language(
+    api: Api,
+) -> None:
+    german = "cus_kesslervogt"  # pro, locale de
+    case_ref, _, _ = _handed_off(api, german, "Das Raumpanel blinkt schnell gelb. Was tun?")
+    reply = "Das schnelle gelbe Blinken bedeutet: keine Netzwerkverbindung [1]."
+    model = ScriptedChatModel.always(reply, name="anthropic:test")
+    services = api.services
+    original = services.chat_model
+    spent = api.run(services.store.spend.today)
+    services.chat_model = model
+    try:
+        s = _suggest(api, case_ref)
+    finally:
+        services.chat_model = original
+    assert s["kind"] == "answer" and s["model"] == "anthropic:test" and s["locale"] == "de"
+    assert s["text"] == reply
+    [request] = model.requests
+    assert request.locale == "de" and request.passages
+    own = _audiences(api, {p.doc_id for p in request.passages})
+    assert set(own.values()) <= {"all", "pro"}
+    assert [src["n"] for src in s["sources"] if src["cited"]] == [1]
+    assert api.run(services.store.spend.today) > spent  # metered like a customer turn
+
+
+def test_past_the_spend_cap_the_draft_is_written_offline(api: Api) -> None:
+    case_ref, _, _ = _handed_off(api, PRO, "How do I reset my password?")
+    model = ScriptedChatModel.always("never asked", name="anthropic:test")
+    services = api.services
+    original = (services.chat_model, services.tuning)
+    services.chat_model = model
+    services.tuning = dataclasses.replace(services.tuning, daily_spend_cap_usd=0.0)
+    try:
+        s = _suggest(api, case_ref)
+    finally:
+        services.chat_model, services.tuning = original
+    assert model.calls == 0
+    assert s["kind"] == "answer" and s["text"]
+    assert s["spendCapReached"] is True and s["model"] == "offline"
