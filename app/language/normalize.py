@@ -13,7 +13,7 @@ its plain form:
    uses letters with no Latin twin and stays as written;
 4. spaced-out words joined: three or more single letters separated by one and the same space,
    hyphen, dot or underscore (`R E F U N D`, `r-e-f-u-n-d`) become one word. A one-letter word
-   in front (`a r e f u n d`, `I R E F U N D`) stays apart (`ONE_LETTER_WORDS`).
+   in front (`want a r e f u n d`) stays apart (`ONE_LETTER_WORDS`).
 
 Case is kept (names and codes need it); callers casefold as they match. Pure: no I/O, and no
 import from `app.turn`, `app.providers`, `app.store` or `app.search`. The text shown to people
@@ -53,12 +53,20 @@ CONFUSABLES: dict[str, str] = {
     "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "Ϲ": "C",
 }  # fmt: skip
 
-# One-letter words that may stand in front of a spaced-out word ("a r e f u n d", "I R E F U N D"):
-# the lower-case ones always stay apart; the capital ones only before letters of the other case
-# ("I G N O R E" is one word).
+# One-letter words that may stand in front of a spaced-out word: lower case, and only where it
+# follows a word as an article would ("want a r e f u n d"). At the start, or in capitals, the
+# letter belongs to the word ("a t t o r n e y", "I g n o r e").
 ONE_LETTER_WORDS = frozenset({"a", "à", "y"})
-ONE_LETTER_CAPITALS = frozenset({"I", "A"})
+_AFTER_WORD = re.compile(r"[^\W_] $")
 
+# a look-alike that NFKC turns into another letter (Greek lunate sigma `ϲ` → `ς`) folds as well
+CONFUSABLES.update(
+    {
+        unicodedata.normalize("NFKC", alike): latin
+        for alike, latin in list(CONFUSABLES.items())
+        if unicodedata.normalize("NFKC", alike) != alike
+    }
+)
 _WORD = re.compile(r"[^\W_]+")
 _TABLE = str.maketrans(CONFUSABLES)
 _INVISIBLE = str.maketrans(dict.fromkeys(INVISIBLE))
@@ -86,9 +94,7 @@ def _join(m: re.Match[str]) -> str:
     run = m.group(0)
     letters = run.split(m.group("sep"))
     first, rest = letters[0], letters[1:]
-    apart = first in ONE_LETTER_WORDS or (
-        first in ONE_LETTER_CAPITALS and not all(ch.isupper() for ch in rest)
-    )
+    apart = first in ONE_LETTER_WORDS and bool(_AFTER_WORD.search(m.string[: m.start()]))
     if m.group("sep") == " " and len(rest) >= 3 and apart:
         return first + " " + "".join(rest)
     return "".join(letters)

@@ -478,7 +478,9 @@ class Router:
         # typos repaired for routing only (the caller keeps the customer's words); the dictionary
         # is English, so a message that reads as another language is left as typed
         text = without_personal_details(normalize(text).strip(), self._not_a_name)
-        if detect_language(text, self.tenant.locales) in (None, "en"):
+        # a policy phrase as written is never "repaired" away ("anwalt" is not a typo of "want")
+        phrase = policy_phrase_intent(text, self.tenant.policy_phrases)
+        if phrase is None and detect_language(text, self.tenant.locales) in (None, "en"):
             text = self.speller.repair(text)
         if not re.search(r"\w", text):
             return RouteDetail("other", 0.0, "neutral", "empty", None, ())
