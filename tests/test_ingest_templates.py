@@ -32,7 +32,7 @@ CASES: list[tuple[str, str, str, dict[str, int]]] = [
         "liquid page and site variables, baseurl link",
         "Written for {{ page.product }} on {{ site.title }}. "
         "See [plans]({{ site.baseurl }}/article/plans/).",
-        "Written for Acme on . See [plans](/help/plans).\n",
+        "Written for Acme on. See [plans](/help/plans).\n",
         {"liquid:{{ site.title }}": 1},
     ),
     (

@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import html
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -143,6 +144,32 @@ _PAGE_MARKER_HTML = re.compile(r"<p>&lt;!-- page (\d+) --&gt;</p>")
 def _page_anchors(rendered: str) -> str:
     """A converted PDF's page markers become anchors, so `/help/<slug>#page=N` scrolls there."""
     return _PAGE_MARKER_HTML.sub(r'<p class="page" id="page=\1">Page \1</p>', rendered)
+
+
+@router.get("/help", response_class=HTMLResponse)
+async def help_index(services: ServicesDep) -> HTMLResponse:
+    """Every public article by category: the help center's front page (and a crawler's start).
+    Its `lang` is the language most of its pages are written in."""
+    articles = await services.store.articles.list({"status": "published", "audience": "all"})
+    by_category: dict[str, list[tuple[str, str]]] = {}
+    for a in sorted(articles, key=lambda a: (a.category, a.title.lower())):
+        by_category.setdefault(a.category, []).append((a.slug, a.title))
+    locales = Counter(a.locale for a in articles)
+    lang = html.escape(locales.most_common(1)[0][0] if locales else "en")
+    sections = "".join(
+        f"<h2>{html.escape(category)}</h2><ul>"
+        + "".join(
+            f'<li><a href="/help/{html.escape(slug)}">{html.escape(title)}</a></li>'
+            for slug, title in pages
+        )
+        + "</ul>"
+        for category, pages in by_category.items()
+    )
+    page = f"""<!doctype html><html lang="{lang}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Help center</title>
+<link rel="stylesheet" href="/static/help.css"></head><body><main>
+<h1>Help center</h1>{sections or "<p>No articles yet.</p>"}</main></body></html>"""
+    return HTMLResponse(page)
 
 
 @router.get("/help/{slug}", response_class=HTMLResponse)

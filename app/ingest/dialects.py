@@ -261,6 +261,9 @@ def _blocks(text: str, ctx: _Context) -> str:
     state = _BlockState(text.split("\n"), ctx)
     while state.i < len(state.lines):
         line = state.lines[state.i]
+        if state.mkdocs_run and line.strip() and not _MKDOCS_TAB.match(line):
+            state.flush()
+            state.close_tab_runs(mkdocs_only=True)
         if not any(handler(state, line) for handler in _BLOCK_HANDLERS):
             state.prose_line(line)
     state.flush()
@@ -292,8 +295,6 @@ class _BlockState:
         self.out.append(block)
 
     def prose_line(self, line: str) -> None:
-        if self.mkdocs_run and line.strip():
-            self.close_tab_runs(mkdocs_only=True)
         if h := _HEADING.match(line):
             self.level = len(h.group(1))
         self.prose.append(line)
@@ -460,7 +461,8 @@ def _snippet(state: _BlockState, line: str) -> bool:
         state.ctx.links,
         state.ctx.removed,
     )
-    state.emit(_blocks(_strip_comments(note.body, mdx=False), inner))
+    raw = _shift_headings(note.body, _shift(note.body, state.level))
+    state.emit(_blocks(_strip_comments(raw, mdx=False), inner))
     return True
 
 
@@ -567,6 +569,8 @@ def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> s
             line = _REF_DEF.sub(partial(_ref_def, ctx=ctx), line)
         if not _LIST_OR_QUOTE.match(line) and line.strip():
             line = _SPACES.sub(" ", line)
+        if line.strip() and not line.lstrip().startswith("|"):
+            line = _SPACE_BEFORE_PUNCT.sub(r"\1", line)  # where a removed tag or icon stood
         lines.append(line.rstrip() if line.strip() else "")
     return _restore("\n".join(lines), spans)
 

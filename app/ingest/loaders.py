@@ -45,7 +45,7 @@ import yaml
 from app.ingest.dialects import Note, NoteIndex, first_paragraph, normalise
 from app.ingest.html import parse_html
 from app.ingest.leaks import Leak, find_leaks, summarise
-from app.ingest.pagelang import declared, page_locales
+from app.ingest.pagelang import declared, language_tag, page_locales
 from app.ingest.pagelinks import SiteLinks
 from app.ingest.pdf import PdfError, pdf_to_markdown
 from app.ingest.review import review_flags
@@ -500,9 +500,12 @@ def _declared_slug(doc: SourceDoc) -> str | None:
 
 
 def _derived_slug(rel: PurePosixPath) -> str:
-    if rel.stem.lower() in _INDEX_STEMS and len(rel.parts) > 1:
+    stem = rel.stem
+    if "." in stem and language_tag(stem.rsplit(".", 1)[1]):
+        stem = stem.rsplit(".", 1)[0]  # `page.de.md` is the page `page`, in German
+    if stem.lower() in _INDEX_STEMS and len(rel.parts) > 1:
         return slugify(rel.parent.as_posix())
-    return slugify(rel.stem)
+    return slugify(stem)
 
 
 def _assign_slugs(sources: list[_Source], errors: list[LoadError]) -> list[_Source]:
