@@ -227,11 +227,11 @@ def weak_at(spec: str, names: tuple[str, ...], intercept: float, weights: Array)
     return round(1.0 / (1.0 + math.exp(-(intercept + float(weights[0]) * float(value)))), 2)
 
 
-def write_bands(reranker: str, bands: dict[str, Any]) -> None:
+def write_bands(reranker: str, bands: dict[str, Any], path: Path = CONFIDENCE_FILE) -> None:
     """Replace one reranker's bands in the fitted file, keeping the others."""
-    data = json.loads(CONFIDENCE_FILE.read_text(encoding="utf-8"))
+    data = json.loads(path.read_text(encoding="utf-8"))
     data["bands"][reranker] = bands
-    CONFIDENCE_FILE.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
