@@ -219,6 +219,8 @@ async def prepare_corpus(services: Services) -> None:
     try:
         s = services.settings
         if services.store.embedded and s.seed_on_start and s.articles_dir is not None:
+            if s.articles_url:
+                await _crawl(services, s.articles_url, s.articles_dir)
             await _ingest_articles_dir(services, s.articles_dir)
         elif services.store.embedded and s.seed_on_start:
             report = await seed_store(
@@ -243,6 +245,15 @@ async def prepare_corpus(services: Services) -> None:
     except Exception as exc:  # the service stays up and says why it is not ready
         log.exception("corpus preparation failed")
         services.startup_error = f"corpus preparation failed: {exc}"
+
+
+async def _crawl(services: Services, url: str, folder: Path) -> None:
+    """ARTICLES_URL: fetch the site's changed pages into its folder (`app.ingest.crawl`)."""
+    from app.ingest.crawl import CrawlLimits, crawl_site
+
+    limits = CrawlLimits(allow_private=services.settings.crawl_allow_private)
+    report = await crawl_site(url, folder, limits)
+    log.info("site crawled", extra={"url": url, "report": report.summary()})
 
 
 async def _leaks(services: Services) -> dict[str, Any]:

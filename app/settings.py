@@ -173,6 +173,16 @@ class Settings(BaseSettings):
         description="Serve this folder of docs (Markdown, MDX, HTML; recursively) instead of the "
         "demo company: articles only, no customers, orders, subscriptions or tickets.",
     )
+    articles_url: str | None = Field(
+        default=None,
+        description="Serve a published docs site: crawled (sitemap, else links; robots.txt; one "
+        "host; changed pages only on a re-crawl) into DATA_DIR/crawl/<host>-<hash>, which then "
+        "acts as ARTICLES_DIR.",
+    )
+    crawl_allow_private: bool = Field(
+        default=False,
+        description="Tests only: let ARTICLES_URL crawl a private or loopback address.",
+    )
     default_audience: Literal["all", "pro", "enterprise"] | None = Field(
         default=None,
         description="Audience for articles whose front matter names none. Unset: such files are "
@@ -218,7 +228,12 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _docs_folder_has_its_own_store(self) -> Settings:
         """ARTICLES_DIR keeps its durable store in DATA_DIR/docs-<folder>-<hash>, so a docs folder
-        never mixes with the demo company's data or with another folder's."""
+        never mixes with the demo company's data or with another folder's. ARTICLES_URL's
+        crawl folder is its ARTICLES_DIR."""
+        if self.articles_url and self.articles_dir is None:
+            from app.ingest.crawl import crawl_folder
+
+            self.articles_dir = crawl_folder(self.data_dir, self.articles_url)
         if self.articles_dir is not None and not self.data_dir.name.startswith("docs-"):
             folder = self.articles_dir.expanduser().resolve()
             name = re.sub(r"[^a-z0-9]+", "-", folder.name.lower()).strip("-") or "docs"

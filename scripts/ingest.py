@@ -1,11 +1,14 @@
 """`make ingest SRC=path`: load, check, chunk, embed and store help content and resolved tickets.
 
-    python -m scripts.ingest [--dir PATH] [--check] [--prune] [--force] [--default-audience A]
+    python -m scripts.ingest [--dir PATH|URL] [--check] [--prune] [--force] [--default-audience A]
 
-PATH is a file or a folder; each file's loader is picked by its content (docs/your-docs.md, "Bring
-your content"): Markdown/MDX/HTML/PDF articles, a Zendesk Help Center articles export (`.json` with
-an `articles` list), or a tickets export (`.csv` / `.jsonl` whose columns include a resolution and a
-subject or description). Anything else in a folder is skipped and listed.
+A URL (`make ingest SRC=https://docs.example.com/`) is a published docs site: it is crawled
+(`app.ingest.crawl`) into DATA_DIR/crawl/<host>-<hash> and that folder is ingested; a second
+run fetches only the pages that changed. PATH is a file or a folder; each file's loader is
+picked by its content (docs/your-docs.md, "Bring your content"): Markdown/MDX/HTML/PDF
+articles, a Zendesk Help Center articles export (`.json` with an `articles` list), or a tickets
+export (`.csv` / `.jsonl` whose columns include a resolution and a subject or description).
+Anything else in a folder is skipped and listed.
 
 `--check` loads and validates everything and reports every problem, writing nothing (no database
 needed). Otherwise the content goes into the MongoDB at MONGODB_URI or, without one, into the
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -27,6 +31,7 @@ from pathlib import Path
 from typing import TextIO
 
 from app.ingest import IngestReport, ingest_corpus, ingest_tickets
+from app.ingest.crawl import CrawlLimits, CrawlRefused, crawl_folder, crawl_site
 from app.ingest.loaders import BUNDLES, LOADERS, LoadError, load_corpus, source_files
 from app.ingest.progress import Eta
 from app.ingest.tickets import (
@@ -44,7 +49,14 @@ from tuning import TUNING
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m scripts.ingest", description=__doc__)
-    parser.add_argument("--dir", type=Path, default=None, help="file or folder to import")
+    parser.add_argument(
+        "--dir", default=None, help="file or folder to import, or a docs site's http(s) URL"
+    )
+    parser.add_argument(
+        "--allow-private-addresses",
+        action="store_true",
+        help="tests only: let a URL source be crawled on a private or loopback address",
+    )
     parser.add_argument(
         "--check", action="store_true", help="load and report every problem; write nothing"
     )
@@ -248,11 +260,32 @@ def report_lines(
     return lines
 
 
+async def _crawl(url: str, settings: Settings, allow_private: bool) -> Path | None:
+    """Crawl a published docs site into its folder under DATA_DIR; None when refused."""
+    folder = crawl_folder(settings.data_dir, url)
+    limits = CrawlLimits(allow_private=allow_private or settings.crawl_allow_private)
+    print(f"crawling {url} into {folder}", flush=True)
+    try:
+        report = await crawl_site(url, folder, limits)
+    except CrawlRefused as exc:
+        print(f"ingest: {exc}", file=sys.stderr)
+        return None
+    print(report.summary(), flush=True)
+    return folder
+
+
 async def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     settings = Settings()
-    source = args.dir or settings.articles_dir or settings.seed_dir / "articles"
     audience = args.default_audience or settings.default_audience
+    if args.dir and re.match(r"^https?://", args.dir):
+        crawled = await _crawl(args.dir, settings, args.allow_private_addresses)
+        if crawled is None:
+            return 2
+        source, audience = crawled, audience or "all"  # a published site is public
+    else:
+        source = Path(args.dir) if args.dir else None
+        source = source or settings.articles_dir or settings.seed_dir / "articles"
     if not source.exists():
         print(f"ingest: no such file or directory: {source}", file=sys.stderr)
         return 2

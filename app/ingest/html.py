@@ -156,6 +156,9 @@ def _inline(node: Tag | NavigableString) -> str:
     inner = "".join(_inline(c) for c in node.children if isinstance(c, (Tag, NavigableString)))
     if node.name == "code" and inner.strip():
         return f"`{inner.strip()}`"
+    href = node.get("href") if node.name == "a" else None
+    if isinstance(href, str) and inner.strip() and not href.startswith(("javascript:", "#")):
+        return f"[{inner.strip()}]({href.strip().replace(' ', '%20')})"
     if node.name in ("strong", "b") and inner.strip():
         return f"**{inner.strip()}**"
     return inner
