@@ -245,3 +245,13 @@ def test_followups_slice_counts_only_cases_with_history() -> None:
     missed.ranked = ranked(["d9"], ["d2"])
     assert build_report([first, found, missed])["followups"]["gain"] == _rounded(1.0)
     assert build_report([first])["followups"]["gain"] is None
+
+
+def test_reference_recall_counts_the_references_content_words() -> None:
+    from scripts.evaluation.metrics import reference_recall, word_count
+
+    reference = "Open Settings and choose Export."  # content words: open settings choose export
+    assert reference_recall("Choose Export [1].", reference) == 0.5
+    assert reference_recall("Open settings, then choose export.", reference) == 1.0
+    assert reference_recall("Nothing relevant.", reference) == 0.0
+    assert word_count("Choose Export [1].") == 2

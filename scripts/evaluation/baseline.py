@@ -69,6 +69,7 @@ class NaiveResult:
     dense: list[str]  # doc ids, rank order (one per window)
     bm25: list[str]
     first_sentences: str  # of the top dense window ("" when nothing is admissible)
+    top_window: str = ""  # the top dense window whole
 
 
 class NaiveBaseline:
@@ -142,4 +143,5 @@ class NaiveBaseline:
             kept = rows[scores[rows] > 0]
             bm25_rows = kept[np.argsort(-scores[kept], kind="stable")[:k]]
             bm25 = [self._windows[r].doc_id for r in bm25_rows]
-        return NaiveResult(dense, bm25, first_sentences(self._windows[dense_rows[0]].text))
+        top = self._windows[dense_rows[0]].text
+        return NaiveResult(dense, bm25, first_sentences(top), top)

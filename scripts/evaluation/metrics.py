@@ -154,3 +154,29 @@ def token_f1(answer: str, reference: str) -> float:
         return 0.0
     precision, recall = common / len(got), common / len(gold)
     return 2 * precision * recall / (precision + recall)
+
+
+_FUNCTION_WORDS = (
+    "a an and are as at be but by can do for from has have i if in is it its of on or so that "
+    "the their then there these they this to was we were what when which will with you your"
+)
+_REFERENCE_STOP = frozenset(_FUNCTION_WORDS.split())
+
+
+def content_words(text: str) -> set[str]:
+    """The distinct content words of a text (answer tokens without common function words)."""
+    return {t for t in answer_tokens(text) if t not in _REFERENCE_STOP}
+
+
+def reference_recall(answer: str, reference: str) -> float:
+    """Share of the reference answer's content words that the answer contains (1 for a
+    reference without content words)."""
+    gold = content_words(reference)
+    if not gold:
+        return 1.0
+    return len(gold & content_words(answer)) / len(gold)
+
+
+def word_count(text: str) -> int:
+    """Words in a reply as a reader counts them (citation markers are not words)."""
+    return sum(1 for w in _CITATION.sub(" ", text).split() if any(c.isalnum() for c in w))

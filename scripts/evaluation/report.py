@@ -33,7 +33,10 @@ Contract keys (other tools parse them; a metric over no cases is null, never 0):
 - `latency_ms.<stage>.{p50, p95}`: retrieval stages from the condensed-form retrieval (the one
   the turn runs; `retrieve` is its end-to-end time), `condense`/`generate`/`total` from the turn.
 - `answer.token_f1`: SQuAD-style token F1 (`metrics.token_f1`) of the stored reply against
-  `expect.reference`, mean over cases with `expect.answerable: true` and a reference.
+  `expect.reference`, mean over cases with `expect.answerable: true` and a reference;
+  `answer.reference_recall` (share of the reference's content words the reply holds, mean) and
+  `answer.words` (median words per reply) on the same cases, beside
+  `baseline.top_window.{reference_recall, words}`: the naive dense top window whole as the reply.
 - `baseline.naive_dense.{recall@5, mrr@10}`, `baseline.naive_bm25.{recall@5, mrr@10}`: the
   naive rankers of `baseline.py` (plain 512/128-character windows, last message as query) on
   the same cases as `retrieval`, same de-duplication to documents;
@@ -56,6 +59,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from statistics import median
 from typing import Any
 
 from app.turn.retrieve import RANKED_STAGES
@@ -67,8 +71,10 @@ from scripts.evaluation.metrics import (
     precision_recall,
     recall_at_k,
     reciprocal_rank,
+    reference_recall,
     share,
     token_f1,
+    word_count,
 )
 from scripts.evaluation.runner import (
     FORMS,
@@ -146,7 +152,17 @@ def baseline_metrics(observations: Sequence[Observation]) -> tuple[dict[str, Any
             )
         )
     }
+    windows = [(o.naive.top_window if o.naive else "", o.case.reference or "") for o in scored]
+    out["top_window"] = _recall_and_words(windows)
     return out, len(labelled)
+
+
+def _recall_and_words(pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """Mean reference recall and median words of (reply, reference) pairs."""
+    return {
+        "reference_recall": _r(mean(reference_recall(a, ref) for a, ref in pairs)),
+        "words": median(word_count(a) for a, _ in pairs) if pairs else None,
+    }
 
 
 def _with_reference(observations: Sequence[Observation]) -> list[Observation]:
@@ -160,7 +176,8 @@ def _with_reference(observations: Sequence[Observation]) -> list[Observation]:
 def answer_metrics(observations: Sequence[Observation]) -> tuple[dict[str, Any], int]:
     scored = _with_reference(observations)
     f1 = mean(token_f1(o.answer or "", o.case.reference or "") for o in scored)
-    return {"token_f1": _r(f1)}, len(scored)
+    pairs = [(o.answer or "", o.case.reference or "") for o in scored]
+    return {"token_f1": _r(f1), **_recall_and_words(pairs)}, len(scored)
 
 
 def _answerable(o: Observation) -> bool:
@@ -445,6 +462,18 @@ def render(report: Mapping[str, Any]) -> str:
                     cases["rewrite"],
                 ],
                 ["answer.token_f1", report["answer"]["token_f1"], cases["answer"]],
+                ["answer.reference_recall", report["answer"]["reference_recall"], cases["answer"]],
+                [
+                    "baseline.top_window.reference_recall",
+                    base.get("top_window", {}).get("reference_recall"),
+                    cases["answer"],
+                ],
+                ["answer.words", report["answer"]["words"], cases["answer"]],
+                [
+                    "baseline.top_window.words",
+                    base.get("top_window", {}).get("words"),
+                    cases["answer"],
+                ],
                 [
                     "baseline.first_sentences.token_f1",
                     base.get("first_sentences", {}).get("token_f1"),
