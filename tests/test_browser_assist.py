@@ -113,6 +113,19 @@ def test_insert_edit_send_reaches_the_customers_widget(
     assert _no_sideways_scroll(small), small.evaluate(WIDE)
     shot(small, "admin-assist-375", full_page=True)
     panel.screenshot(path=str(bh.ARTIFACTS / "admin-assist-panel-375.png"))
+
+    # the same insert, edit and send with a thumb
+    small.locator("#agent").fill("Sam")
+    panel.locator("[data-action=insert-suggestion]").click()
+    second = small.locator("#reply-text").input_value()
+    assert second == panel.locator("[data-assist=draft]").inner_text()
+    small.locator("#reply-text").fill("Following up from my phone. " + second)
+    small.locator("#detail [data-action=reply]").click()
+    small.locator("#detail .transcript li.agent", has_text="from my phone").wait_for()
+    assert _no_sideways_scroll(small), small.evaluate(WIDE)
+    shot(small, "admin-assist-375-sent", full_page=True)
+    page.locator(f"{WIDGET} .msg.agent", has_text="from my phone").wait_for(timeout=15_000)
+    assert live.run(_events(live, case_ref)).count("sent_edited") == 2
     phone.close()
 
 
