@@ -6,7 +6,8 @@ the history's customer messages, then the message; a conversation the bot did no
 handed off with the "talk to a person" button. Then it opens the case's suggestion and compares
 its sources with the resolving documents labelled in `seed/eval/assist_resolving.jsonl` (written
 before this was first run). A scenario with no resolving document (a knowledge gap, or a request
-for a person that states no problem) counts only in `noDraftWhenNothingResolves`.
+for a person that states no problem) counts only in `falseLeadsWhenNothingResolves`: its draft
+cites or quotes a passage all the same.
 
     python -m scripts.measure_assist [--embedder local|fake] [--out REPORT.json]
 
@@ -83,6 +84,7 @@ def _score(suggestion: dict[str, Any], resolving: set[str]) -> dict[str, Any]:
     shown = {s["docId"] for s in suggestion["sources"]}
     similar = {s["id"] for s in suggestion["similar"]}
     return {
+        "problem": suggestion["problem"],
         "kind": suggestion["kind"],
         "confidence": suggestion["confidence"],
         "citedIds": sorted(cited),
@@ -135,7 +137,8 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "sources": sum(r["sources"] for r in labelled),
         "similar": sum(r["similar"] for r in labelled),
         "citedOrSimilar": sum(r["cited"] or r["similar"] for r in labelled),
-        "noDraftWhenNothingResolves": sum(r["kind"] != "answer" for r in unlabelled),
+        # nothing resolves these: a drafted answer or a quoted passage is a false lead
+        "falseLeadsWhenNothingResolves": sum(bool(r["citedIds"]) for r in unlabelled),
         "rows": rows,
     }
 
@@ -154,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{report['scenarios']} scenarios, {n} with a resolving document: "
         f"cited {report['cited']}/{n}, among sources {report['sources']}/{n}, "
-        f"among similar cases {report['similar']}/{n}"
+        f"among similar cases {report['similar']}/{n}; "
+        f"false leads {report['falseLeadsWhenNothingResolves']}/{report['scenarios'] - n}"
     )
     return 0
 
