@@ -1,14 +1,17 @@
-"""Agent assist's pure policy: the quote, the policy draft from tenant data, and the offers a
-draft for a person leaves out."""
+"""Agent assist's pure parts: the quote, the policy draft from tenant data, the offers a draft
+for a person leaves out, and the problem a case is searched with."""
 
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 import pytest
 from pydantic import ValidationError
 
 from app.assist.policy import is_policy_case, plain, policy_draft, quote, without_offers
+from app.assist.suggest import case_problem
+from app.store.models import Escalation, Message
 from app.tenant import Tenant, load_tenant
 
 SEED = load_tenant()
@@ -90,3 +93,36 @@ def test_the_bots_offers_of_a_person_leave_the_draft() -> None:
     text = "Restart the panel [1].\n\n" + offers[0]
     assert without_offers(text, offers) == "Restart the panel [1]."
     assert without_offers("Restart the panel [1].", offers) == "Restart the panel [1]."
+
+
+def _case(intent: str, asked_for: str, trigger: str) -> Escalation:
+    now = datetime.now(UTC)
+    return Escalation(
+        case_ref="CASE-ABC234",
+        conversation_id="c1",
+        reason="explicit",
+        intent=intent,
+        asked_for=asked_for,
+        trigger=trigger,
+        created_at=now,
+        sla_due_at=now,
+    )
+
+
+def _said(*texts: str) -> list[Message]:
+    now = datetime.now(UTC)
+    return [
+        Message(id=f"m{i}", conversation_id="c1", seq=i, role="user", content=t, created_at=now)
+        for i, t in enumerate(texts, 1)
+    ]
+
+
+def test_a_request_for_a_person_is_not_the_problem_searched() -> None:
+    ask = "can I speak to an actual person?"
+    messages = _said("My room panel is offline", "it's just off", ask)
+    problem, latest = case_problem(_case("human_handoff", ask, ask), messages, 3)
+    assert problem == "My room panel is offline it's just off" and ask not in latest
+    alone = _said(ask)  # nothing else was said: the request is all there is
+    assert case_problem(_case("human_handoff", ask, ask), alone, 3)[0] == ask
+    stated = _case("troubleshooting", "My room panel is offline", "it's just off")
+    assert case_problem(stated, messages, 3)[0] == "My room panel is offline"

@@ -63,13 +63,20 @@ async def record_sent(
     return event
 
 
-def _problem(case: Escalation, messages: list[Message], keep: int) -> tuple[str, str]:
-    """(the problem to search for, the customer's latest words to rerank with it)."""
-    said = [m.content for m in messages if m.role == "user" and m.content.strip()]
-    latest = " ".join(said[-keep:])
+def case_problem(case: Escalation, messages: list[Message], keep: int) -> tuple[str, str]:
+    """(the problem to search for, the customer's latest words to rerank with it).
+
+    The packet's problem, unless the customer's last request was for a person ("can I speak to
+    someone?", or the button with no question): that asks for no answer, so the problem is what
+    the customer said before it."""
+    said = [m.content.strip() for m in messages if m.role == "user" and m.content.strip()]
     asked = case.asked_for.strip()
-    if not asked or asked.startswith("("):  # "(asked for a person)": no question was stated
-        asked = said[0] if said else ""
+    if case.intent == "human_handoff" or not asked or asked.startswith("("):
+        request = {asked, (case.trigger or "").strip()}
+        before = [text for text in said if text not in request]
+        if before:
+            said, asked = before, " ".join(before[-keep:])
+    latest = " ".join(said[-keep:])
     return asked, latest or asked
 
 
@@ -92,7 +99,7 @@ async def _compute(services: Services, case: Escalation, messages: list[Message]
     tuning, tenant = services.tuning, services.tenant
     customer = await _customer(services, case)
     plan, own_locale = _entitlement(case, customer)
-    problem, latest = _problem(case, messages, tuning.assist_context_messages)
+    problem, latest = case_problem(case, messages, tuning.assist_context_messages)
     last_trace = next(
         (TurnTrace.read(m.meta) for m in reversed(messages) if m.role == "assistant"), None
     )
