@@ -29,14 +29,11 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYER = (
     "app/turn/condense.py",
     "app/turn/router.py",
-    "app/turn/language.py",
-    "app/turn/spelling.py",
     "app/turn/outline.py",
     "app/turn/confidence.py",
     "app/providers/chat/offline.py",
     "app/search/answer_types.py",
-    "app/search/synonyms.py",
-    "app/words.py",
+    "app/language/synonyms.py",
 )
 KINDS = ("lines", "regexes", "branches", "words")
 _RE_CALLS = {"compile", "search", "match", "fullmatch", "sub", "findall", "finditer", "split"}

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from app.language.identifiers import Vocabulary
 from app.providers.embeddings.fake import FakeEmbedder
 from app.providers.errors import ProviderError
 from app.tenant import load_tenant
@@ -29,7 +30,6 @@ from app.turn.condense import (
     trim_discourse_markers,
     with_previous_subject,
 )
-from app.turn.identifiers import Vocabulary
 from app.turn.router import Router
 
 SEED_TENANT = load_tenant(_Path(__file__).resolve().parent.parent / "seed")

@@ -7,8 +7,8 @@ from types import MappingProxyType
 
 import pytest
 
+from app.language.text import sentences
 from app.search.answer_types import asks_for_members, named_terms
-from app.search.text import sentences
 from app.turn.confidence import (
     Scored,
     Sentence,

@@ -29,6 +29,8 @@ NOW = datetime(2026, 11, 1, tzinfo=UTC)
         ("how_to", True, "neutral", "success", 0, "explicit"),
         ("troubleshooting", False, "angry", "failed", 1, "frustration"),
         ("troubleshooting", False, "frustrated", "success", 0, None),  # upset but helped
+        ("how_to", False, "frustrated", "partial", 1, None),  # a hedged answer is an answer
+        ("how_to", False, "angry", "partial", 3, "failed_turns"),  # but counts in the streak
         ("troubleshooting", False, "neutral", "failed", 3, "failed_turns"),
         ("troubleshooting", False, "neutral", "failed", 2, None),  # > 2, not >= 2
         ("acknowledgment", False, "angry", "neutral", 0, None),
@@ -56,6 +58,10 @@ def test_failed_turn_counting() -> None:
     assert turn_outcome(needed_answer=True, strong_passage=False, tool_found=False) == "failed"
     assert turn_outcome(needed_answer=True, strong_passage=False, tool_found=True) == "success"
     assert turn_outcome(needed_answer=True, strong_passage=True, tool_found=False) == "success"
+    weak = turn_outcome(
+        needed_answer=True, strong_passage=False, tool_found=False, weak_passage=True
+    )
+    assert weak == "partial" and next_failed_turns(1, weak) == 2
     assert next_failed_turns(2, "failed") == 3
     assert next_failed_turns(2, "neutral") == 2
     assert next_failed_turns(2, "success") == 0

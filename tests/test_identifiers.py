@@ -1,4 +1,4 @@
-"""One recogniser for order refs, case refs, error codes and SKUs (app/turn/identifiers.py)."""
+"""One recogniser for order refs, case refs, error codes and SKUs (app/language/identifiers.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from app.language.identifiers import Identifiers
 from app.tenant import Tenant, generic_tenant, load_tenant
 from app.turn.clamp import normalize_order_id
-from app.turn.identifiers import Identifiers
 from app.turn.memory import extract_facts
 
 SEED = Path(__file__).resolve().parent.parent / "seed"

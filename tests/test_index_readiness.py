@@ -17,7 +17,7 @@ from typing import Any
 import mongomock_ng
 import pytest
 
-from app.search.analyzer import ANALYZER_VERSION
+from app.language.analyzer import ANALYZER_VERSION
 from app.store import Store
 from app.store.indexes import (
     SearchIndexFailed,

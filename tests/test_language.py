@@ -1,10 +1,10 @@
-"""Message language detection (app/turn/language.py): a table of short support messages."""
+"""Message language detection (app/language/utterance.py): a table of short support messages."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.turn.language import (
+from app.language.utterance import (
     asks_about_a_thing,
     asks_for_information,
     asks_how_to_remove_someone,

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from app.language.identifiers import Identifiers
 from app.providers.chat.base import GenerationReply, Usage
 from app.providers.chat.fake import ScriptedChatModel
 from app.providers.chat.offline import OfflineChatModel
 from app.providers.errors import ProviderError
 from app.tenant import load_tenant
-from app.turn.identifiers import Identifiers
 from app.turn.memory import (
     Fact,
     build_context,

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
+from app.language.text import content_terms
 from app.providers.embeddings.fake import FakeEmbedder
 from app.providers.errors import ProviderConfigError, ProviderError
 from app.providers.rerank import FakeReranker, OfflineReranker, Reranker, build_reranker
 from app.providers.rerank.cross_encoder import CrossEncoderReranker, sigmoid
 from app.providers.rerank.offline import Features, OfflineWeights, blend, lexical_features
 from app.providers.rerank.voyage import VoyageReranker
-from app.search.text import content_terms
 from app.settings import Settings
 
 SSO_302 = "SAML signature errors › Error AUTH_302\nAUTH_302 means the signature did not verify."

@@ -9,13 +9,14 @@ from collections.abc import Sequence
 import pytest
 from test_search_corpus import NOW, load_corpus
 
+from app.language.spelling import Speller
+from app.language.synonyms import EMPTY, SynonymTable
 from app.providers.embeddings.fake import FakeEmbedder
 from app.providers.errors import ProviderError
 from app.providers.rerank import FakeReranker
 from app.search.base import Hit, SearchError
 from app.search.filters import SearchFilter
 from app.search.local import LocalSearch
-from app.search.synonyms import EMPTY, SynonymTable
 from app.search.vocabulary import CorpusVocabulary
 from app.store import Store
 from app.turn.retrieve import (
@@ -26,7 +27,6 @@ from app.turn.retrieve import (
     retrieve,
     with_repairs,
 )
-from app.turn.spelling import Speller
 from tuning import TUNING, ConfidenceBands
 
 TUNED = dataclasses.replace(

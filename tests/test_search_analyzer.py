@@ -19,8 +19,7 @@ from datetime import UTC, datetime
 import pytest
 
 from app.ingest import ingest_articles
-from app.providers.embeddings.fake import FakeEmbedder
-from app.search.analyzer import (
+from app.language.analyzer import (
     ANALYZER_VERSION,
     analyze,
     analyzed_field,
@@ -28,6 +27,7 @@ from app.search.analyzer import (
     query_terms,
     search_term_fields,
 )
+from app.providers.embeddings.fake import FakeEmbedder
 from app.search.atlas import bm25_articles_pipeline
 from app.search.filters import SearchFilter
 from app.search.local import LocalSearch

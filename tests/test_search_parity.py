@@ -15,13 +15,13 @@ import pytest
 import pytest_asyncio
 from test_search_corpus import NOT_FOR_FREE_EN, NOW, load_corpus
 
+from app.language.synonyms import SynonymTable, expand_query
 from app.providers.embeddings.fake import FakeEmbedder
 from app.providers.rerank import FakeReranker
 from app.search.atlas import AtlasSearch
 from app.search.base import SearchBackend
 from app.search.filters import SearchFilter
 from app.search.local import LocalSearch
-from app.search.synonyms import SynonymTable, expand_query
 from app.settings import Settings
 from app.store import Store, open_store
 from app.turn.entitlement import filter_for_customer
@@ -109,7 +109,7 @@ async def test_bm25_parity(backend: SearchBackend, case: LexicalCase) -> None:
 async def test_bm25_parity_with_synonyms(
     backend: SearchBackend, filt: SearchFilter, top_doc: str | None
 ) -> None:
-    """The expansion is query text (app/search/synonyms.py), so both backends rank it alike and
+    """The expansion is query text (app/language/synonyms.py), so both backends rank it alike and
     the entitlement filter applies to the added terms as to the customer's own."""
     assert await backend.bm25_articles("QKP", filt, TUNING.keyword_limit) == []
     expanded = expand_query("QKP", SynonymTable((("QKP", "quokkaplan"),)))

@@ -1,4 +1,4 @@
-"""Synonym groups on the lexical side (app/search/synonyms.py): pure functions, table-tested."""
+"""Synonym groups on the lexical side (app/language/synonyms.py): pure functions, table-tested."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import dataclasses
 
 import pytest
 
+from app.language.analyzer import query_terms
+from app.language.synonyms import EMPTY, SynonymTable, covered_terms, expand_query, member_problem
+from app.language.text import content_terms
 from app.providers.chat.offline import Reading, missing_names, synonym_terms
 from app.providers.rerank.offline import lexical_features
-from app.search.analyzer import query_terms
-from app.search.synonyms import EMPTY, SynonymTable, covered_terms, expand_query, member_problem
-from app.search.text import content_terms
 from app.turn.confidence import Scored, answerability_features
 
 TABLE = SynonymTable(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.search.text import content_terms, is_code, stem, term_set, tokenize
+from app.language.text import content_terms, is_code, stem, term_set, tokenize
 
 
 @pytest.mark.parametrize(
@@ -80,7 +80,7 @@ def test_unicode_is_normalised() -> None:
 
 
 def test_table_rows_and_blocks() -> None:
-    from app.search.text import table_blocks, table_rows
+    from app.language.text import table_blocks, table_rows
 
     text = (
         "Intro\n\n| | Pro | Free |\n|---|---|---|\n| Price | $9 | $0 |\n\n"
@@ -94,7 +94,7 @@ def test_table_rows_and_blocks() -> None:
 
 
 def test_answer_sentences_read_table_rows_under_their_columns() -> None:
-    from app.search.text import answer_sentences, sentences
+    from app.language.text import answer_sentences, sentences
 
     text = (
         "Response times depend on severity.\n\n| Severity | First response |\n|---|---|\n"

@@ -1,10 +1,10 @@
-"""Typo repair for routing (app/turn/spelling.py): pure, table-tested with a small dictionary."""
+"""Typo repair for routing (app/language/spelling.py): pure, table-tested on a small dictionary."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.turn.spelling import Speller, damerau, edits1
+from app.language.spelling import Speller, damerau, edits1
 
 EXEMPLARS = [
     "I want to cancel my order",

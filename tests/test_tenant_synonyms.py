@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.search.synonyms import SynonymTable
+from app.language.synonyms import SynonymTable
 from app.tenant import generic_tenant, load_tenant
 
 SEED = Path(__file__).resolve().parents[1] / "seed"

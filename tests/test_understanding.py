@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.turn.language import detect_language
+from app.language.utterance import detect_language
 from tests.apihelp import Api, running_app
 from tuning import TUNING
 

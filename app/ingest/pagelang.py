@@ -100,11 +100,11 @@ Detector = Callable[[str], "str | None"]
 
 def default_detector() -> Detector:
     """The text detector the project has: `app.language.detect` when present, else the
-    function-word detector in `app.turn.language`."""
+    function-word detector in `app.language.utterance`."""
     try:
         from app.language.detect import detect_language  # type: ignore[import-not-found]
     except ImportError:
-        from app.turn.language import detect_language
+        from app.language.utterance import detect_language
     return lambda text: detect_language(text)
 
 

@@ -23,9 +23,9 @@ from app.ingest.leaks import Leak
 from app.ingest.loaders import LoadError, finalize, load_corpus
 from app.ingest.review import injection_phrases
 from app.ingest.sections import block_ids_in, build_sections
+from app.language.analyzer import ANALYZER_VERSION
 from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
-from app.search.analyzer import ANALYZER_VERSION
 from app.store import Store
 from app.store.models import Article, Chunk, Section, Ticket
 from tuning import TUNING, Tuning

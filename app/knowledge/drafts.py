@@ -16,7 +16,7 @@ from datetime import datetime
 
 import yaml
 
-from app.search.text import tokenize
+from app.language.text import tokenize
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _NON_SLUG = re.compile(r"[^a-z0-9]+")

@@ -34,6 +34,7 @@ from app.knowledge.resolution import (
     voted_quality,
 )
 from app.knowledge.written import known_names, written_problem, written_resolution
+from app.language.identifiers import Vocabulary
 from app.language.normalize import normalize
 from app.providers.chat.base import ChatMessage
 from app.providers.errors import ProviderError
@@ -42,7 +43,6 @@ from app.search.vocabulary import word_counts
 from app.store import analytics
 from app.store.models import Article, Audience, Draft, Escalation, Message, Ticket
 from app.turn.entitlement import normalize_locale
-from app.turn.identifiers import Vocabulary
 
 if TYPE_CHECKING:
     from app.services import Services

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from app.search.text import content_terms, is_code
+from app.language.text import content_terms, is_code
 
 _ASKS = {
     "price": re.compile(

@@ -5,7 +5,7 @@ always *inside* the search stage — `$vectorSearch.filter`, and the `filter` cl
 `$search` compound — never a later `$match`, which would shrink the page instead of changing it.
 
 Article → best chunk (DESIGN 5.3): the `$search` stage asks for highlights on the analysed body
-(`searchTerms.body`, see `app/search/analyzer.py`), and the
+(`searchTerms.body`, see `app/language/analyzer.py`), and the
 same pipeline `$lookup`s the article's chunks (the same filter again, embeddings projected out).
 The chunk whose words best cover the highest-scoring highlight passages wins; when the match was
 in the title or tags only (no body highlight), the chunk sharing most query terms, else the first.
@@ -26,7 +26,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.search.analyzer import analyze, field_tokens, query_terms
+from app.language.analyzer import analyze, field_tokens, query_terms
 from app.search.base import Hit, SearchError, ticket_breadcrumb, ticket_text
 from app.search.filters import PUBLISHED, RESOLVED, SearchFilter
 from app.search.vocabulary import CorpusVocabulary, article_words, ticket_words
@@ -210,7 +210,7 @@ def articles_compound(text: str, filt: SearchFilter, title_boost: float, tags_bo
 
     The query is analysed here by the analyzer that produced the stored fields, and joined by
     spaces for `lucene.whitespace` to split again: Atlas matches exactly the tokens
-    `LocalSearch` matches (see `app/search/analyzer.py`)."""
+    `LocalSearch` matches (see `app/language/analyzer.py`)."""
     query = " ".join(query_terms(text))
     should: list[Doc] = [
         {"text": {"query": query, "path": TITLE_TERMS, "score": {"boost": {"value": title_boost}}}},

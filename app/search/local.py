@@ -36,7 +36,7 @@ import bm25s
 import numpy as np
 import numpy.typing as npt
 
-from app.search.analyzer import (
+from app.language.analyzer import (
     ANALYZER_VERSION,
     analyze,
     field_tokens,

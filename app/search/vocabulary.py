@@ -2,7 +2,7 @@
 
 A customer who types "pasword" or "okat" searches for words no passage holds: BM25 finds
 nothing and the embedding of a broken word drifts. Retrieval repairs such a word towards the
-words of the corpus (`app.turn.spelling.Speller`), and this module says what those words are.
+words of the corpus (`app.language.spelling.Speller`), and this module says what those words are.
 
 The counts are kept per (audience, locale) and merged for one `SearchFilter`, so a repair can
 only land on a word of a passage the customer may retrieve: a Free customer's typo is never

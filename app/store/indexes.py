@@ -18,7 +18,7 @@ from typing import Any
 
 from pymongo.operations import SearchIndexModel
 
-from app.search.analyzer import ANALYZER_VERSION
+from app.language.analyzer import ANALYZER_VERSION
 from app.settings import ROOT
 
 log = logging.getLogger(__name__)

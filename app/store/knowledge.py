@@ -9,7 +9,7 @@ from typing import Any
 
 from pymongo import DeleteMany, ReplaceOne, ReturnDocument
 
-from app.search.analyzer import search_term_fields
+from app.language.analyzer import search_term_fields
 from app.store.models import Article, Chunk, Draft, SearchTerms, Ticket
 
 

@@ -85,7 +85,7 @@ class Order(Model):
 
 
 class SearchTerms(Model):
-    """An article's analysed text as stored for the lexical ranker (`app/search/analyzer.py`):
+    """An article's analysed text as stored for the lexical ranker (`app/language/analyzer.py`):
     written by `ArticleRepo.upsert`, indexed by Atlas with `lucene.whitespace`."""
 
     version: str = ""

@@ -24,7 +24,7 @@ from typing import Any, Final, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from app.search.synonyms import SynonymTable, member_problem
+from app.language.synonyms import SynonymTable, member_problem
 
 GENERIC_FILE: Final = Path(__file__).with_name("generic.yaml")
 TENANT_FILE_NAME: Final = "tenant.yaml"
@@ -171,7 +171,7 @@ class Tenant(_Strict):
     templates: dict[str, dict[str, str]] = {}
     reference: Reference = Reference()
     # groups of equivalent terms for lexical search ("UK" = "United Kingdom"): the customer's
-    # spelling and the documentation's (app/search/synonyms.py); none in the generic profile
+    # spelling and the documentation's (app/language/synonyms.py); none in the generic profile
     synonyms: tuple[tuple[str, ...], ...] = ()
 
     @field_validator("synonyms", mode="before")

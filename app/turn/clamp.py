@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
+from app.language.identifiers import Identifiers, generic_identifiers
 from app.tenant import INTENTS as _TENANT_INTENTS
 from app.tenant import SENTIMENTS as _TENANT_SENTIMENTS
-from app.turn.identifiers import Identifiers, generic_identifiers
 
 INTENTS: Final[tuple[str, ...]] = _TENANT_INTENTS
 SENTIMENTS: Final[tuple[str, ...]] = _TENANT_SENTIMENTS

@@ -20,15 +20,20 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final, NamedTuple, Protocol
 
+from app.language.identifiers import (
+    Identifiers,
+    Vocabulary,
+    generic_identifiers,
+    generic_vocabulary,
+)
 from app.language.normalize import normalize
-from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
-from app.turn.identifiers import Identifiers, Vocabulary, generic_identifiers, generic_vocabulary
-from app.turn.language import (
+from app.language.utterance import (
     awaits_delivery,
     detect_language,
     first_person,
     opens_as_question,
 )
+from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
 from app.turn.reference import with_reference
 from app.turn.router import (
     Router,

@@ -51,6 +51,9 @@ from typing import Literal
 
 import numpy as np
 
+from app.language.synonyms import EMPTY, SynonymTable, covered_terms
+from app.language.text import is_code, term_set
+from app.language.words import fold_terms
 from app.search.answer_types import (
     asked_types,
     asks_an_amount,
@@ -58,9 +61,6 @@ from app.search.answer_types import (
     shows_type,
     subject_terms,
 )
-from app.search.synonyms import EMPTY, SynonymTable, covered_terms
-from app.search.text import is_code, term_set
-from app.words import fold_terms
 from tuning import AnswerabilityModel, ConfidenceBands, Tuning
 
 Band = Literal["strong", "weak", "none"]

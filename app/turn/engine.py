@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from app import spend
 from app.errors import InvalidInput, MessageTooLong, StoreUnavailable
 from app.identity import Principal
+from app.language.identifiers import Identifiers
+from app.language.utterance import detect_language
 from app.links import article_url, link_key
 from app.providers import budget
 from app.providers.chat.base import Passage, Usage
@@ -48,8 +50,6 @@ from app.turn.escalate import (
     turn_outcome,
 )
 from app.turn.generate import Answer, stream_answer
-from app.turn.identifiers import Identifiers
-from app.turn.language import detect_language
 from app.turn.outline import article_overview, names_the_title, procedure_outline
 from app.turn.plans import BeyondPlan, lowest_plan, named_article
 from app.turn.retrieve import RetrievalResult, retrieve, with_repairs
@@ -265,6 +265,9 @@ async def _answer(
             needed_answer=cond.needs_retrieval or bool(cond.needs_tools),
             strong_passage=retrieval is not None and retrieval.confidence == "strong",
             tool_found=any(r.found for r in tool_results),
+            weak_passage=retrieval is not None
+            and retrieval.confidence == "weak"
+            and bool(retrieval.passages),
         )
         failed = next_failed_turns(conv.failed_turns, outcome)
         decision = decide(

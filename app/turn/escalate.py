@@ -17,7 +17,7 @@ from app.tenant import Tenant, generic_tenant
 from tuning import Tuning
 
 Reason = Literal["policy", "explicit", "frustration", "failed_turns"]
-Outcome = Literal["success", "failed", "neutral"]
+Outcome = Literal["success", "partial", "failed", "neutral"]
 NEGATIVE_SENTIMENTS = frozenset({"frustrated", "angry"})
 
 
@@ -46,18 +46,23 @@ def policy_escalates(
     return intent in tuning.always_escalate_intents
 
 
-def turn_outcome(*, needed_answer: bool, strong_passage: bool, tool_found: bool) -> Outcome:
-    """A turn fails when it needed an answer and got neither a strong passage nor a found tool."""
+def turn_outcome(
+    *, needed_answer: bool, strong_passage: bool, tool_found: bool, weak_passage: bool = False
+) -> Outcome:
+    """A turn fails when it needed an answer and got neither a strong passage nor a found tool;
+    it is `partial` when a weak passage still gave the hedged answer something to say."""
     if not needed_answer:
         return "neutral"
-    return "success" if (strong_passage or tool_found) else "failed"
+    if strong_passage or tool_found:
+        return "success"
+    return "partial" if weak_passage else "failed"
 
 
 def next_failed_turns(previous: int, outcome: Outcome) -> int:
     """Success resets the streak; a neutral turn (thanks) leaves it alone."""
     if outcome == "success":
         return 0
-    if outcome == "failed":
+    if outcome in ("failed", "partial"):
         return previous + 1
     return previous
 
@@ -73,6 +78,10 @@ def decide(
     tenant_intents: Collection[str] | None = None,
 ) -> Decision:
     """Signals in order: policy, explicit request, frustration + failure, failed streak.
+
+    Frustration is a signal, not a trigger: alone it never hands off, nor on a turn whose hedged
+    answer the docs still supported (`partial`); it does on a turn that found nothing. A partial
+    turn still counts towards the failed streak.
 
     Asking for a person is the explicit signal whether it was typed ("can I talk to a human?",
     intent `human_handoff`) or the button: it is not a policy intent's authority boundary.

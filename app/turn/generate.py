@@ -36,6 +36,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
+from app.language.synonyms import EMPTY, SynonymTable
 from app.providers import budget
 from app.providers.chat.base import (
     ChatModel,
@@ -50,7 +51,6 @@ from app.providers.chat.base import (
     Usage,
 )
 from app.providers.errors import ProviderError
-from app.search.synonyms import EMPTY, SynonymTable
 from app.text import Phrases, acknowledgment_reply, no_answer_reply, phrase
 from app.turn.citations import CitationStreamFilter, check_citations
 from app.turn.memory import MemoryContext

@@ -23,11 +23,11 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from app.language.identifiers import Identifiers, generic_identifiers
 from app.providers import budget
 from app.providers.chat.base import ChatMessage, ChatModel, GenerationRequest, Usage
 from app.providers.errors import ProviderError
 from app.text import neutralize
-from app.turn.identifiers import Identifiers, generic_identifiers
 from tuning import TUNING, Tuning
 
 log = logging.getLogger(__name__)

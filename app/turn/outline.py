@@ -22,9 +22,9 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from app.language.text import content_terms, sentences, term_set
 from app.providers.chat.base import Outline
 from app.search.answer_types import asks_for_steps, named_terms
-from app.search.text import content_terms, sentences, term_set
 from app.store.models import Chunk
 
 # "Step 1: Copy the details", "Schritt 2 – …", "Étape 3 : …", "4. Test", "5) Turn it on"

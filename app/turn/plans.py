@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from app.search.text import content_terms, term_set
+from app.language.text import content_terms, term_set
 
 _WORD: Final = re.compile(r"[^\W_]+(?:[_-][^\W_]+)*")
 

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from app.language.synonyms import EMPTY, SynonymTable
 from app.providers.chat.base import (
     ChatMessage,
     GenerationRequest,
@@ -32,7 +33,6 @@ from app.providers.chat.base import (
     ToolRunner,
 )
 from app.safety.screen import without_instructions
-from app.search.synonyms import EMPTY, SynonymTable
 from app.text import first_name, neutralize, tool_result_text
 from app.turn.reference import with_reference
 

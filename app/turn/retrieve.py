@@ -25,6 +25,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TypeVar
 
+from app.language.spelling import Speller
+from app.language.synonyms import EMPTY, SynonymTable, expand_query
+from app.language.text import answer_sentences
+from app.language.utterance import detect_language
 from app.providers import budget
 from app.providers.dictionary import LANGUAGES as DICTIONARY_LANGUAGES
 from app.providers.dictionary import known_words
@@ -34,8 +38,6 @@ from app.providers.rerank.base import Reranker
 from app.providers.rerank.offline import OfflineReranker
 from app.search.base import Hit, SearchBackend
 from app.search.filters import DEFAULT_LOCALE, SearchFilter
-from app.search.synonyms import EMPTY, SynonymTable, expand_query
-from app.search.text import answer_sentences
 from app.search.vocabulary import CorpusVocabulary
 from app.turn.confidence import (
     Band,
@@ -49,7 +51,6 @@ from app.turn.confidence import (
 )
 from app.turn.entitlement import filter_for_customer
 from app.turn.fuse import RANKERS, FusedCandidate, fuse
-from app.turn.language import detect_language
 from app.turn.rerank import (
     RankedPassage,
     passage_text,
@@ -57,7 +58,6 @@ from app.turn.rerank import (
     rerank_query,
     unranked,
 )
-from app.turn.spelling import Speller
 from tuning import Tuning
 
 log = logging.getLogger(__name__)
@@ -111,7 +111,7 @@ class RetrievalResult:
     original: str = field(default="", repr=False)
     previous_message: str = field(default="", repr=False)
     # what the lexical (BM25) ranker searched: `query` plus the tenant's synonyms of the terms
-    # it names (app/search/synonyms.py); equal to `query` when no group matched
+    # it names (app/language/synonyms.py); equal to `query` when no group matched
     lexical_query: str = ""
     synonyms_added: tuple[str, ...] = ()  # the group members `lexical_query` added
     # the tenant's synonym groups, for the lexical parts of the answerability check
@@ -226,7 +226,7 @@ async def retrieve(
     answerability check reads it (see `confidence.sentence_match`).
 
     `synonyms` (the tenant's groups) expands the lexical query only, here, for whichever
-    backend runs it: the dense query stays the customer's words (`app.search.synonyms`).
+    backend runs it: the dense query stays the customer's words (`app.language.synonyms`).
     """
     started = time.perf_counter()
     filt = filter_for_customer(customer_plan, customer_locale, tuning)
@@ -305,7 +305,7 @@ def repair_spelling(
 
     A word is repaired only when neither the corpus nor the language's dictionary knows it, and
     only onto a corpus word one edit away (two for words of seven letters or more) with the same
-    first letter, the unique best match (`app.turn.spelling.Speller`, targets-only mode).
+    first letter, the unique best match (`app.language.spelling.Speller`, targets-only mode).
     Capitalised words inside a sentence and words in capitals are names, never repaired.
     """
     repairs: dict[str, str] = {}

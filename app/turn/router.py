@@ -38,13 +38,10 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from app.language.identifiers import Vocabulary
 from app.language.normalize import normalize
-from app.providers.embeddings.base import Embedder
-from app.providers.errors import ProviderError
-from app.safety.screen import AI_ADDRESSED, instruction_reasons
-from app.tenant import POLICY_INTENTS, SENTIMENTS, Tenant, generic_tenant
-from app.turn.identifiers import Vocabulary
-from app.turn.language import (
+from app.language.spelling import Speller
+from app.language.utterance import (
     asks_about_a_thing,
     asks_about_the_terms,
     asks_for_information,
@@ -54,7 +51,10 @@ from app.turn.language import (
     detect_language,
     first_person,
 )
-from app.turn.spelling import Speller
+from app.providers.embeddings.base import Embedder
+from app.providers.errors import ProviderError
+from app.safety.screen import AI_ADDRESSED, instruction_reasons
+from app.tenant import POLICY_INTENTS, SENTIMENTS, Tenant, generic_tenant
 from tuning import TUNING
 
 Matrix = npt.NDArray[np.float64]

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.language.identifiers import Identifiers, generic_identifiers
 from app.store import Store
 from app.store.models import Order
 from app.text import Phrases, phrase
-from app.turn.identifiers import Identifiers, generic_identifiers
 
 TOOL_SPECS: list[dict[str, Any]] = [
     {

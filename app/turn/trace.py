@@ -70,7 +70,7 @@ class TurnTrace(_Camel):
     retrieval_locale: str | None = None
     retrieval_reason: str | None = None
     retrieval_errors: list[str] = Field(default_factory=list)
-    # the tenant's synonyms the lexical (BM25) query was expanded with (app/search/synonyms.py)
+    # the tenant's synonyms the lexical (BM25) query was expanded with (app/language/synonyms.py)
     synonyms_added: list[str] = Field(default_factory=list)
     # misspelt words and the corpus words they were searched as (app/turn/retrieve.py)
     spelling_repairs: dict[str, str] = Field(default_factory=dict)

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from app.language.text import content_terms, sentences, term_set
 from app.search.answer_types import asked_types, named_terms, shows_type
-from app.search.text import content_terms, sentences, term_set
 from scripts.evaluation.data import load_corpus
 from scripts.evaluation.fit_confidence import fit_logistic
 

@@ -7,9 +7,11 @@ from pathlib import Path
 
 from scripts.count_rules import count, count_file
 
-# Lower these when a change removes rules; never raise them (measured 2026-12-07 before issue 40:
-# 5,206 lines, 118 regexes, 2,027 branches, 901 listed words).
-CEILING = {"lines": 5046, "regexes": 118, "branches": 2027, "words": 895}
+# Lower these when a change removes rules; never raise them. Before issue 40 the ten files of the
+# layer counted 5,206 lines, 118 regexes, 2,027 branches and 901 listed words; `app/language/`
+# then took in the tokeniser, analyzer and identifiers (their 487 lines, 13 regexes and 16
+# branches were counted from then on) while the word lists moved to `lexicon/*.yaml`.
+CEILING = {"lines": 5310, "regexes": 131, "branches": 2043, "words": 384}
 
 
 def test_the_layer_does_not_grow() -> None:

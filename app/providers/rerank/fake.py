@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from app.language.text import content_terms, term_set
 from app.providers.rerank.base import clamp01
-from app.search.text import content_terms, term_set
 
 
 class FakeReranker:

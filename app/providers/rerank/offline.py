@@ -19,7 +19,7 @@ score is a logistic blend of four features of (original question q, passage p = 
     score = sigmoid( a·(sem − s0) + b·(cov − c0) + c·title + d·code_hit − e·code_miss )
 
 A passage covers a question term also through the tenant's synonyms (`synonyms`, see
-`app.search.synonyms.covered_terms`): retrieval expanded the lexical query with them, and a
+`app.language.synonyms.covered_terms`): retrieval expanded the lexical query with them, and a
 passage that writes "United Kingdom" answers a question about the "UK" as well as one that
 writes "UK". The question's terms are not expanded (so `cov` still counts what the customer
 asked about), and `sem` embeds the customer's words unchanged.
@@ -42,14 +42,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.language.synonyms import EMPTY, SynonymTable, covered_terms
+from app.language.text import is_code, table_blocks, table_rows, term_set
+from app.language.utterance import detect_language
+from app.language.words import fold_terms
 from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
 from app.providers.rerank.base import clamp01
 from app.search.answer_types import asked_types, shows_type, subject_terms
-from app.search.synonyms import EMPTY, SynonymTable, covered_terms
-from app.search.text import is_code, table_blocks, table_rows, term_set
-from app.turn.language import detect_language
-from app.words import fold_terms
 from tuning import OfflineWeights
 
 

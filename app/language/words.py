@@ -14,40 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
-STOPWORDS: Final[dict[str, frozenset[str]]] = {
-    "de": frozenset(
-        """
-        der die das den dem des ein eine einen einem einer eines und oder aber doch ist sind war
-        waren wird werden wurde wurden bin bist hat habe haben hatte hatten kann können konnte
-        muss müssen soll sollte sollen darf will möchte wie wo was wann warum welche welcher
-        welches welchen wer wen wem wieso weshalb mein meine meinen meinem meiner unser unsere
-        unseren unserem unserer ihr ihre ihren ihrem ihrer dein deine ich du er sie es wir man
-        mich mir uns sich ihn ihm auch noch schon nur so
-        dann denn wenn dass ob als mit von vom zu zum zur bei beim für auf aus an am im in ins
-        um über unter nach vor durch bis gegen ohne hier dort da ja nein bitte danke hallo gibt
-        geht gehen tun macht machen sehr mehr dies diese dieser dieses diesen jetzt immer
-        """.split()  # noqa: SIM905 - a word list reads better as prose
-    ),
-    "fr": frozenset(
-        """
-        le la les l un une des du de d et ou mais donc est sont était étaient être été a ai as
-        avez avons ont avait suis es sommes êtes peut peux pouvez pouvons doit dois faut comment
-        où que qu quoi quand pourquoi quel quelle quels quelles qui mon ma mes notre nos votre
-        vos ton ta tes son sa ses leur leurs je tu il elle on nous vous ils elles me m te t se s
-        moi toi lui plus ce c cet cette ces ça cela ceci y en au aux avec pour dans sur
-        par chez sans sous si oui non merci bonjour faire fait très aussi encore déjà tout tous
-        toute toutes j
-        """.split()  # noqa: SIM905
-    ),
-}
+from app.language.lexicon import word_list, word_set
 
+STOPWORDS: Final[dict[str, frozenset[str]]] = {
+    lang: word_set(lang, "stopwords") for lang in ("de", "fr")
+}
+# longest first: "blinkend", "blinkt", "blinken" -> "blink"; "clignotement" -> "clignot"
 _ENDINGS: Final[dict[str, tuple[str, ...]]] = {
-    # longest first: "blinkend", "blinkt", "blinken" -> "blink"; "bedeutet", "Bedeutung" -> "bedeut"
-    "de": tuple("ungen ung end ern en em er es et st e n s t".split()),  # noqa: SIM905
-    # "clignote", "clignotant", "clignotement" -> "clignot"; "jaunes" -> "jaun"
-    "fr": tuple(
-        "ements ement ations ation antes ants ante ant ées ée és er ez ent es e s é x".split()  # noqa: SIM905
-    ),
+    lang: word_list(lang, "endings") for lang in ("de", "fr")
 }
 _MIN_STEM: Final = 4
 

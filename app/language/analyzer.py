@@ -10,7 +10,7 @@ whitespace and keeps case; our tokens are already lower-case), the `$search` que
 Both engines therefore see identical token streams, documents and queries alike; only the BM25
 arithmetic is theirs (Lucene's, which `bm25s` reproduces).
 
-Tokens (on top of `app.search.text.tokenize`, which the reranker and confidence share):
+Tokens (on top of `app.language.text.tokenize`, which the reranker and confidence share):
 - a compound is written with `-` whatever joined it: `AUTH_302` and `auth-302` are one token,
   plus its joined form (`auth302`) and its parts (`auth`, `302`);
 - a code typed without a separator (three or more letters, then two or more digits) also yields
@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable
 from typing import TypedDict
 
-from app.search.text import LUCENE_STOPWORDS, normalize, stem, unique
+from app.language.text import LUCENE_STOPWORDS, normalize, stem, unique
 
 # Bump when `analyze` changes: stored `searchTerms` of another version are rewritten at the next
 # ingestion (and LocalSearch recomputes them), so the two backends never read different tokens.

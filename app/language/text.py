@@ -19,142 +19,14 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Final
 
+from app.language.lexicon import word_map, word_set
+
 # Lucene's EnglishAnalyzer stop set: what Atlas `lucene.english` drops too.
-LUCENE_STOPWORDS = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "for",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "such",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "will",
-        "with",
-    }
-)
+LUCENE_STOPWORDS = word_set("en", "lucene_stopwords")
 
 # A wider set for measuring how much of a *question* a passage covers: question words and
 # pronouns carry no topic, and counting them would reward any passage written in English.
-QUERY_STOPWORDS = LUCENE_STOPWORDS | frozenset(
-    {
-        "i",
-        "me",
-        "my",
-        "mine",
-        "we",
-        "us",
-        "our",
-        "you",
-        "your",
-        "he",
-        "she",
-        "him",
-        "her",
-        "its",
-        "them",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "do",
-        "does",
-        "did",
-        "doing",
-        "done",
-        "have",
-        "has",
-        "had",
-        "having",
-        "can",
-        "could",
-        "would",
-        "should",
-        "shall",
-        "may",
-        "might",
-        "must",
-        "am",
-        "been",
-        "being",
-        "get",
-        "got",
-        "gets",
-        "getting",
-        "want",
-        "wanted",
-        "need",
-        "needs",
-        "please",
-        "help",
-        "hi",
-        "hello",
-        "thanks",
-        "thank",
-        "just",
-        "also",
-        "about",
-        "any",
-        "some",
-        "all",
-        "so",
-        "too",
-        "very",
-        "from",
-        "up",
-        "out",
-        "over",
-        "than",
-        "there",
-        "here",
-        "still",
-        "again",
-        "now",
-        "only",
-        "own",
-        "same",
-        "other",
-        "each",
-        "both",
-        "few",
-        "more",
-        "most",
-        "much",
-        "many",
-        "way",
-        # the condenser's own connective ("… regarding my password"): it names no topic
-        "regarding",
-    }
-)
+QUERY_STOPWORDS = LUCENE_STOPWORDS | word_set("en", "query_stopwords")
 
 _TOKEN = re.compile(r"[^\W_]+(?:[_-][^\W_]+)*")
 _DIGIT = re.compile(r"\d")
@@ -164,65 +36,9 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
-# irregular past forms and their verb (English language data): "Lost your phone?" heads the
-# section that answers "what if I lose my phone?", which no suffix rule can join. Forms that are
-# also common words of another sense are left out ("led" is an LED, "left" a side, "saw" a tool)
-_IRREGULAR_PAST: Final = {
-    past: base
-    for base, forms in (
-        ("lose", "lost"),
-        ("forget", "forgot forgotten"),
-        ("buy", "bought"),
-        ("send", "sent"),
-        ("pay", "paid"),
-        ("break", "broke broken"),
-        ("choose", "chose chosen"),
-        ("freeze", "froze frozen"),
-        ("steal", "stole stolen"),
-        ("write", "wrote written"),
-        ("take", "took taken"),
-        ("give", "gave given"),
-        ("get", "got gotten"),
-        ("find", "found"),
-        ("keep", "kept"),
-        ("spend", "spent"),
-        ("build", "built"),
-        ("hold", "held"),
-        ("bring", "brought"),
-        ("think", "thought"),
-        ("teach", "taught"),
-        ("catch", "caught"),
-        ("fall", "fallen"),
-        ("drive", "drove driven"),
-        ("ride", "rode ridden"),
-        ("hide", "hid hidden"),
-        ("begin", "began begun"),
-        ("run", "ran"),
-        ("come", "came"),
-        ("become", "became"),
-        ("go", "went gone"),
-        ("see", "seen"),
-        ("know", "knew known"),
-        ("grow", "grew grown"),
-        ("throw", "threw thrown"),
-        ("show", "shown"),
-        ("wear", "wore worn"),
-        ("tear", "tore torn"),
-        ("shake", "shook shaken"),
-        ("wake", "woke woken"),
-        ("speak", "spoke spoken"),
-        ("sell", "sold"),
-        ("tell", "told"),
-        ("feel", "felt"),
-        ("mean", "meant"),
-        ("meet", "met"),
-        ("sleep", "slept"),
-        ("understand", "understood"),
-        ("stand", "stood"),
-    )
-    for past in forms.split()
-    if past != base
-}
+# irregular past forms and their verb: "Lost your phone?" heads the section that answers "what
+# if I lose my phone?", which no suffix rule can join
+_IRREGULAR_PAST: Final = word_map("en", "irregular_past")
 
 
 @lru_cache(maxsize=65_536)  # pure, called for every word of every passage a turn reranks

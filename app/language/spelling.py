@@ -21,50 +21,16 @@ import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 
+from app.language.lexicon import word_list, word_set
+
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 MIN_LENGTH = 4  # shorter words have too many neighbours at distance 1 to repair safely
 LONG_WORD = 7  # from this length a word may be two edits away from its repair
 # English contractions typed without the apostrophe are words, not typos ("cant" is not "want")
-CONTRACTIONS = frozenset(
-    [
-        "cant",
-        "dont",
-        "wont",
-        "isnt",
-        "arent",
-        "doesnt",
-        "didnt",
-        "havent",
-        "hasnt",
-        "hadnt",
-        "wasnt",
-        "werent",
-        "couldnt",
-        "shouldnt",
-        "wouldnt",
-        "mustnt",
-        "neednt",
-        "aint",
-        "youre",
-        "theyre",
-        "thats",
-        "whats",
-        "wheres",
-        "hows",
-        "theres",
-        "ive",
-        "youve",
-        "weve",
-        "theyve",
-        "youll",
-        "theyll",
-        "shes",
-        "hes",
-    ]
-)
+CONTRACTIONS = word_set("en", "contractions")
 # inflections that turn a dictionary word into a word the dictionary may lack
-_SUFFIXES = ("ing", "ed", "es", "s", "er", "ers", "ion", "ions", "ly", "ment", "ments", "able")
+_SUFFIXES = word_list("en", "suffixes")
 
 
 def damerau(a: str, b: str, limit: int) -> int:

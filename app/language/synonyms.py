@@ -9,7 +9,7 @@ fields stay what ingestion wrote, so re-editing a group takes effect at the next
 re-index.
 
 Why app-side expansion and not Atlas Search synonym mappings: the lexical ranker never lets a
-search engine analyse text (`app.search.analyzer`), and both backends receive the same
+search engine analyse text (`app.language.analyzer`), and both backends receive the same
 `query_terms` so `LocalSearch` and `AtlasSearch` rank with identical token streams. A synonym
 mapping would be applied by Atlas alone, to tokens of its own analysis, over a synonyms
 collection that `LocalSearch` would have to imitate; expanding the query text before
@@ -34,8 +34,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from app.search.analyzer import query_terms
-from app.search.text import content_terms, normalize, stem
+from app.language.analyzer import query_terms
+from app.language.text import content_terms, normalize, stem
 
 _WORD = re.compile(r"[^\W_]+")
 
