@@ -89,7 +89,7 @@ def test_first_person(text: str, own: bool) -> None:
         ("Pouvez-vous annuler la commande ?", False),
         ("Wo ist meine Bestellung?", False),
         # a topic raised ("what about X?") asks about it, unless it is the customer's own
-        ("What about unbinding?", True),
+        ("What about exports?", True),
         ("and how about the kiosk?", True),
         ("Und was ist mit dem Kiosk?", True),
         ("Et qu'en est-il du kiosque ?", True),
@@ -104,7 +104,7 @@ def test_a_question_about_a_thing(text: str, about_a_thing: bool) -> None:
 @pytest.mark.parametrize(
     ("text", "wants_an_answer"),
     [
-        ("Briefly narrate the story of this novel.", True),
+        ("Summarise how refunds work.", True),
         ("Explain how seats are billed", True),
         ("please tell me the opening hours", True),
         ("walk me through pairing a tag", True),

@@ -325,8 +325,8 @@ def test_where_is_my_order_shows_the_one_under_way(api: Api) -> None:
 @pytest.mark.parametrize(
     ("text", "not_intent"),
     [
-        ("What about unbinding?", None),  # a topic raised: nothing to hand to a person
-        ("Briefly narrate the story of this novel.", "acknowledgment"),  # asks, not thanks
+        ("What about exports?", None),  # a topic raised: nothing to hand to a person
+        ("Summarise the refund policy.", "acknowledgment"),  # asks, not thanks
     ],
 )
 def test_a_topic_or_an_instruction_to_tell_is_neither_a_case_nor_thanks(

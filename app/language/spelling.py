@@ -166,7 +166,7 @@ class Speller:
                 return None
             return near[0] if len(near) == 1 else None  # several dictionary words: unsure
         # a run-together pair is the router's case ("tocancel"); in a search query an unknown
-        # compound is more often a name or a term ("gamestop", "hyperinflationary")
+        # compound is more often a name or a term ("webhooks", "multifactor")
         split = None if self._targets_only else self._split(word)
         if split is not None or len(word) < LONG_WORD:
             return split

@@ -94,12 +94,12 @@ def reports_a_problem(text: str) -> bool:
     )
 
 
-# An instruction to tell, show or explain something ("Briefly narrate the story…", "Explain
+# An instruction to tell, show or explain something ("Summarise the refund policy", "Explain
 # how seats are billed", "Erkläre mir…", "Décris…"): a request for information, worded as an
 # imperative, optionally after "please" or an adverb.
 _INFORMATION_IMPERATIVE: Final = re.compile(
-    r"^\W*(?:(?:please|pls|kindly|briefly|quickly|now|bitte|kurz|svp|stp)\s+)*(?:"
-    r"tell|explain|describe|narrate|summari[sz]e|list|outline|define|compare|clarify|show|"
+    r"^\W*(?:(?:please|pls|kindly|now|bitte|svp|stp)\s+)*(?:"
+    r"tell|explain|describe|summari[sz]e|list|outline|define|compare|clarify|show|"
     r"walk\s+me\s+through|give\s+me|help\s+me\s+(?:understand|with)|"
     r"erkl[äa]re?n?|beschreibe?n?|nenne?n?|zeige?n?|fasse?\s+\w+\s+zusammen|"
     r"explique[rz]?|d[ée]cri[rstv]\w*|r[ée]sume[rz]?|donne[rz]?(?:-moi)?|montre[rz]?(?:-moi)?"
@@ -133,7 +133,7 @@ _ABOUT_A_THING: Final = re.compile(
     r"|^\W*(?:que|qu'|comment|quand|où|pourquoi|quel(?:le)?s?)\s*[^\W\d]+"
     r"(?:-t-(?:il|elle|ils|elles))?\s+(?:le|la|les|l'|un|une|du|des|votre|vos)"
     r"|^\W*est-ce\s+qu(?:e\s+|')(?:le|la|les|l'|un|une|il\s+y\s+a)"
-    # "what about unbinding?", "und was ist mit…", "et pour…": a topic raised, nothing asked for
+    # "what about exports?", "und was ist mit…", "et pour…": a topic raised, nothing asked for
     r"|^\W*(?:and\s+|so\s+)?(?:what|how)\s+about\b"
     r"|^\W*(?:und\s+)?was\s+ist\s+mit\b"
     r"|^\W*(?:et\s+)?(?:qu'en\s+est-il|quid)\b",

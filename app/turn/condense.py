@@ -9,7 +9,7 @@ The offline rewriter resolves a follow-up only by carrying what the conversation
 (the previous standalone question's subject, its identifiers, or a plan/platform it mentioned):
 it never adds a constraint, number, product, plan, version or qualifier of its own. Besides
 resolving, it only drops leading acknowledgments ("Ok. How do I…") and frames a one-word fragment
-as a question ("backups." → "What are backups?"); otherwise it leaves the message as written.
+as a question ("invoices." → "What are invoices?"); otherwise it leaves the message as written.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from app.language.identifiers import (
 )
 from app.language.normalize import normalize
 from app.language.utterance import (
-    awaits_delivery,
     detect_language,
     first_person,
     opens_as_question,
@@ -425,8 +424,8 @@ def _pronoun_at(message: str) -> re.Match[str] | None:
         next_word = after[0].lower().strip(",.?!") if after else ""
         if word in {"it", "its"}:
             window = message[max(0, m.start() - 12) : m.end() + 30]
-            if _DUMMY_IT.search(window) or prev_word in {"get", "got", "getting"}:
-                continue  # "is it possible", "it seems", "you don't get it"
+            if _DUMMY_IT.search(window):
+                continue  # "is it possible", "it seems"
             return m
         if word in {"this", "that", "these", "those"}:
             if prev_word in _COMPLEMENTIZER_BEFORE or prev_word in {"all", "is", "of"}:
@@ -557,63 +556,8 @@ _QUESTION_FORM = re.compile(
     r"^\s*(?:how|what|when|where|why|which|who|can|could|do|does|is|are|will|should)\b.*\?\s*$",
     re.IGNORECASE,
 )
-# "what if I want to store an image?" is a new question ("can I…?"), not a condition on the last
-_WISH = re.compile(r"^(?:i|we)(?:'d| would)? (?:want|need|like|wish|have) to\b", re.IGNORECASE)
 MAX_CONDITION_WORDS: Final = 6  # a longer "what if …" brings a topic of its own
 MAX_LOOKBACK_QUESTIONS: Final = 3  # a subject older than this is no longer "the" subject
-
-
-# "and a purple one?", "what about the blue one?": the quality changes, the thing stays
-_ONE_ANAPHOR = re.compile(
-    r"^(?:(?:and|or|but|what about|how about)[\s,]+)?(?:a|an|the)\s+(?P<mod>[^\W\d_][\w-]*)"
-    r"\s+one[\s?.!]*$",
-    re.IGNORECASE,
-)
-# "a red light", "the blue button": a determiner, one modifier, the noun
-_MODIFIED = re.compile(
-    r"\b(?P<det>a|an|the)\s+(?P<mod>[^\W\d_][\w-]*)\s+(?P<noun>[^\W\d_]\w*)\b", re.I
-)
-# "how many can I have?" with no noun after "many" (a pronoun after it, "how many does it
-# hold?", is the pronoun rule's)
-_BARE_QUANTITY = re.compile(
-    r"^(?:(?:and|but|so|ok(?:ay)?)[\s,]+)?how\s+(?P<q>many)(?=\s+(?:can|could|do|does|did|"
-    r"is|are|will|would|should|may|might)\b)",
-    re.IGNORECASE,
-)
-
-
-def _swap_modifier(previous: str, modifier: str) -> str | None:
-    """`previous` with the modifier of its first "a/an/the <modifier> <noun>" replaced (the
-    article fitted to the new word); None when it has none, or the modifier is already it."""
-    for m in _MODIFIED.finditer(previous):
-        mod, noun = m.group("mod"), m.group("noun")
-        if mod.lower() in _STOP or noun.lower() in _STOP or mod.lower() == modifier.lower():
-            continue
-        det = m.group("det")
-        if det.lower() in {"a", "an"}:
-            det = "an" if modifier[:1].lower() in "aeiou" else "a"
-            det = det.capitalize() if m.group("det")[:1].isupper() else det
-        return f"{previous[: m.start()]}{det} {modifier} {noun}{previous[m.end() :]}"
-    return None
-
-
-def _bare(phrase: str) -> str:
-    """A noun phrase without its determiner ("an API key" → "API key")."""
-    return re.sub(r"^(?:a|an|the|this|that|these|those|my|our|your)\s+", "", phrase, flags=re.I)
-
-
-def _pluralise(noun: str) -> str:
-    """An English plural of a phrase's last word, for "how many …" ("API key" → "API keys")."""
-    head, _, last = noun.rpartition(" ")
-    if last.endswith("s") or not last[:1].isalpha():
-        plural = last
-    elif last.endswith("y") and last[-2:-1].lower() not in "aeiou":
-        plural = last[:-1] + "ies"
-    elif last.endswith(("ch", "sh", "x", "z")):
-        plural = last + "es"
-    else:
-        plural = last + "s"
-    return f"{head} {plural}".strip()
 
 
 class Rewrite(NamedTuple):
@@ -645,25 +589,6 @@ def resolve_followup(
     ]
     subject = subjects[0] if subjects else None
 
-    one = _ONE_ANAPHOR.match(text)
-    if one is not None:
-        # "and a purple one?" after "What does a red light on the panel mean?": the same
-        # question about the thing with the new quality ("a purple light")
-        swapped = _swap_modifier(previous, one.group("mod"))
-        if swapped is not None:
-            return Rewrite(swapped, "one")
-
-    many = _BARE_QUANTITY.match(text)
-    if (
-        many is not None
-        and subject is not None
-        and subject.lower() not in text.lower()
-        and _pronoun_at(text) is None
-    ):
-        # "how many can I have?" after "How do I create an API key?": of the thing just named
-        noun = _pluralise(_bare(subject))
-        return Rewrite(f"{text[: many.end('q')]} {noun}{text[many.end('q') :]}", "quantity")
-
     for pattern in _ELLIPSIS:
         m = pattern.match(text)
         if m is not None:
@@ -681,7 +606,6 @@ def resolve_followup(
     if (
         condition is not None
         and len(condition.group("c").split()) <= MAX_CONDITION_WORDS
-        and not _WISH.match(condition.group("c"))
         and _QUESTION_FORM.match(previous)
     ):
         # "and if I use SSO?" after "How do I change my password?": the same question, under
@@ -934,7 +858,7 @@ def carry_first_topic(
     return text[: m.start()] + replacement + text[m.end() :]
 
 
-# "backups.", "Disaster recovery": a topic named, not yet asked. Chosen on the MT-RAG rewrite
+# "invoices.", "Single sign-on": a topic named, not yet asked. Chosen on the MT-RAG rewrite
 # sets by `python -m scripts.fit_rewrite` (held out both ways: see README)
 FRAGMENT_MAX_WORDS = 4
 _NOT_A_FRAGMENT = re.compile(
@@ -943,11 +867,11 @@ _NOT_A_FRAGMENT = re.compile(
 
 
 def as_question(text: str, ids: Identifiers | None = None) -> str | None:
-    """A bare English noun-phrase fragment as the question it stands for: "backups." → "What are
-    backups?", "Disaster recovery" → "What is Disaster recovery?"; else None.
+    """A bare English noun-phrase fragment as the question it stands for: "invoices." → "What are
+    invoices?", "Single sign-on" → "What is Single sign-on?"; else None.
 
     Only up to `FRAGMENT_MAX_WORDS` words with no question form, no pronoun, no identifier, no
-    verb and no other language's letters; "the second one" (a pick from a list) stays as it is.
+    verb and no other language's letters; "the cheaper one" (a pick from a list) stays as it is.
     Nothing is added but the question's frame.
     """
     core = text.strip().rstrip("?.!…: ").strip()
@@ -1137,10 +1061,8 @@ async def condense_offline(
     ids = router.vocabulary.ids
     if intent in _INFORMATIONAL and ids.first(text, "error_code"):
         intent = "troubleshooting"  # a customer quoting an error code is reporting a fault
-    if intent in _INFORMATIONAL and awaits_delivery(standalone) and ids.products(standalone):
-        intent = "order_status"  # "where is my kiosk?": the one they ordered, not where it goes
     if rewrite.rule is None and not social and not human and intent in _ASKS_TO_KNOW:
-        # a one-word topic ("backups.") becomes the question it stands for; the router read it
+        # a one-word topic ("invoices.") becomes the question it stands for; the router read it
         # as written, and a fragment it reads as a request ("refund") keeps the customer's word
         standalone = as_question(standalone, ids) or standalone
 

@@ -11,7 +11,7 @@ from scripts.count_rules import count, count_file
 # layer counted 5,206 lines, 118 regexes, 2,027 branches and 901 listed words; `app/language/`
 # then took in the tokeniser, analyzer and identifiers (their 487 lines, 13 regexes and 16
 # branches were counted from then on) while the word lists moved to `lexicon/*.yaml`.
-CEILING = {"lines": 5310, "regexes": 131, "branches": 2043, "words": 384}
+CEILING = {"lines": 5237, "regexes": 126, "branches": 1995, "words": 375}
 
 
 def test_the_layer_does_not_grow() -> None:
