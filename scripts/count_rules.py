@@ -6,7 +6,8 @@ The layer is `app/language/` (its Python; the data files there are rows, not rul
 remains of the word-reading modules listed in `LAYER`. Counted by reading the source with `ast`:
 
 - `lines`: physical lines of those Python files;
-- `regexes`: calls of `re.compile/search/match/fullmatch/sub/findall/finditer/split`;
+- `regexes`: calls of `re.compile/search/match/fullmatch/sub/findall/finditer/split` (and of
+  the router's `_rx` helper);
 - `branches`: for every raw string literal (the project writes its patterns raw), its `|` count
   plus one — so a pattern of three alternatives counts three;
 - `words`: string constants that are a word or short phrase (letters, no digits) listed in a set,
@@ -88,16 +89,22 @@ def _words(tree: ast.AST) -> int:
     return total
 
 
-def _regexes(tree: ast.AST) -> int:
-    return sum(
-        1
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Call)
-        and isinstance(n.func, ast.Attribute)
-        and n.func.attr in _RE_CALLS
-        and isinstance(n.func.value, ast.Name)
-        and n.func.value.id == "re"
+def _is_regex_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id == "_rx"  # the router's compile helper
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr in _RE_CALLS
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "re"
     )
+
+
+def _regexes(tree: ast.AST) -> int:
+    return sum(1 for n in ast.walk(tree) if _is_regex_call(n))
 
 
 def count_file(path: Path) -> dict[str, int]:

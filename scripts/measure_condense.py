@@ -36,6 +36,7 @@ if str(ROOT) not in sys.path:  # allow `python scripts/measure_condense.py` as w
 from app.providers.embeddings.base import Embedder  # noqa: E402
 from app.tenant import load_tenant  # noqa: E402
 from app.turn.condense import Turn, condense  # noqa: E402
+from app.turn.escalate import NEGATIVE_SENTIMENTS, Outcome, decide  # noqa: E402
 from app.turn.router import Router  # noqa: E402
 from tuning import TUNING  # noqa: E402
 
@@ -142,6 +143,7 @@ async def measure_bitext(
                 "escalate": escalate,
                 "gold_escalate": case["expect"].get("escalate"),
                 "human": result.explicit_human_request,
+                "sentiment": result.sentiment,
             }
         )
 
@@ -166,7 +168,16 @@ async def measure_bitext(
     false_escalations: Counter[str] = Counter(
         f"{r['tag']}→{r['intent']}" for r in esc if r["escalate"] and not r["gold_escalate"]
     )
+    negative = [r for r in rows if r["sentiment"] in NEGATIVE_SENTIMENTS]
     summary = {
+        # frustration is a signal, not a trigger (DESIGN 6.1): the decision for each frustrated
+        # or angry message on a turn that was answered, and on one that failed
+        "frustration": {
+            "negative_sentiment": len(negative),
+            "escalated_by_policy_or_request": sum(1 for r in negative if r["escalate"]),
+            "frustration_escalations_if_answered": _frustration(negative, "success"),
+            "frustration_escalations_if_failed": _frustration(negative, "failed"),
+        },
         "intent": {
             "cases": len(labelled),
             "accuracy": round(correct / len(labelled), 4) if labelled else 0.0,
@@ -182,6 +193,23 @@ async def measure_bitext(
         },
     }
     return summary, rows
+
+
+def _frustration(rows: list[dict[str, Any]], outcome: Outcome) -> int:
+    """How many of `rows` the escalation decision hands off for frustration on that outcome."""
+    return sum(
+        1
+        for r in rows
+        if decide(
+            intent=r["intent"],
+            explicit_request=r["human"],
+            sentiment=r["sentiment"],
+            outcome=outcome,
+            failed_turns=int(outcome == "failed"),
+            tuning=TUNING,
+        ).reason
+        == "frustration"
+    )
 
 
 def _build_embedder(name: str) -> Embedder:
@@ -275,6 +303,13 @@ def _print_table(report: dict[str, Any]) -> None:
         )
         if e["false_positives_by_tag"]:
             print(f"  false escalations by source tag: {e['false_positives_by_tag']}")
+        f = report["frustration"]
+        print(
+            f"frustration: {f['negative_sentiment']} frustrated/angry messages, "
+            f"{f['escalated_by_policy_or_request']} escalated by policy or request; "
+            f"frustration hand-offs if answered {f['frustration_escalations_if_answered']}, "
+            f"if failed {f['frustration_escalations_if_failed']}"
+        )
 
 
 if __name__ == "__main__":

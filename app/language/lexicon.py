@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -39,3 +40,38 @@ def word_map(lang: str, key: str) -> dict[str, str]:
     """A mapping list (`base: form form …`) of `lang`, read as form → base."""
     table = lexicon(lang).get(key) or {}
     return {form: base for base, forms in table.items() for form in str(forms).split()}
+
+
+def phrases(key: str) -> tuple[str, ...]:
+    """Every language's phrases listed under `key` ("sentiment.angry"), in file order."""
+    group, _, name = key.partition(".")
+    out: list[str] = []
+    for lang in LANGUAGES:
+        table = lexicon(lang).get(group) or {}
+        out += [str(p) for p in ((table.get(name) or []) if name else table)]
+    return tuple(out)
+
+
+def _phrase_pattern(phrase: str) -> str:
+    words = []
+    for word in phrase.split():
+        if word == "_":
+            words.append(r"\w+")
+            continue
+        marks = {"*": r"\w*", "#": r"\d+", "'": "['’]?"}
+        words.append("".join(marks.get(c, re.escape(c)) for c in word))
+    return r"\s+".join(words)
+
+
+def alternation(key: str) -> str:
+    """The phrases under `key` as one regex alternation, longest first. In a phrase, words match
+    across any spacing, `*` ends a word with any letters, `#` is a number, `_` any one word, and
+    an apostrophe may be left out."""
+    listed = sorted(set(phrases(key)), key=lambda p: (-len(p), p))
+    return "|".join(_phrase_pattern(p) for p in listed)
+
+
+@functools.cache
+def matcher(key: str) -> re.Pattern[str]:
+    """Whether any phrase under `key` occurs as whole words (case-insensitive)."""
+    return re.compile(rf"\b(?:{alternation(key)})\b", re.IGNORECASE)

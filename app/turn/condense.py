@@ -28,9 +28,9 @@ from app.language.identifiers import (
 )
 from app.language.normalize import normalize
 from app.language.utterance import (
+    asks_for_information,
     detect_language,
     first_person,
-    opens_as_question,
 )
 from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
 from app.turn.reference import with_reference
@@ -878,7 +878,7 @@ def as_question(text: str, ids: Identifiers | None = None) -> str | None:
     words = core.split()
     if not words or len(words) > FRAGMENT_MAX_WORDS or text.strip().endswith("?"):
         return None
-    if opens_as_question(core) or _NOT_A_FRAGMENT.match(core) or _PRONOUN.search(core):
+    if asks_for_information(core) or _NOT_A_FRAGMENT.match(core) or _PRONOUN.search(core):
         return None
     if not core.isascii() or detect_language(core) not in (None, "en"):
         return None

@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.language.identifiers import Vocabulary
+from app.language.lexicon import alternation, matcher
 from app.language.normalize import normalize
 from app.language.spelling import Speller
 from app.language.utterance import (
@@ -183,42 +184,11 @@ def names_a_person(text: str) -> bool:
     return bool(_PERSON.search(text.replace("’", "'")))
 
 
-_PROFANITY = _rx(
-    r"\b(?:f+u+c+k+\w*|sh[i1]t+\w*|bullsh\w*|damn\w*|goddam\w*|crap\w*|bloody|bastard\w*|"
-    r"asshole\w*|wtf|ffs|piss\w*|hell)\b"
-)
-_ANGRY = _rx(
-    r"\b(?:unacceptable|outrageous|ridiculous|furious|livid|disgust\w*|pathetic|useless|"
-    r"worst|scam\w*|rip[- ]?off|thie(?:f|ves)|stole|garbage|rubbish|incompetent|joke of a|"
-    r"sick (?:and tired )?of|how dare|"
-    # German, French
-    r"unverschämt\w*|inakzeptabel|frechheit|unfähig\w*|betrug|abzocke|lächerlich|nutzlos\w*|"
-    r"inadmissible|inacceptable|scandaleu\w*|honteu\w*|arnaque\w*|escroqu\w*|ridicule|"
-    r"incompétent\w*|lamentable)\b"
-)
-_FRUSTRATED = _rx(
-    r"\b(?:still (?:not|doesn'?t|does not|isn'?t|won'?t|can'?t|broken|waiting|no|fail\w*|"
-    r"crash\w*|offline|down|happening)|again\?|(?:second|third|"
-    r"fourth|fifth|\d+(?:st|nd|rd|th)) time|tried everything|frustrat\w*|annoy\w*|fed up|"
-    r"tired of|for (?:days|weeks|hours)|waste of time|"
-    r"didn'?t help|not helpful|already (?:told|tried|did)|nobody|no one (?:has )?(?:replied|"
-    r"answered|helped)|why (?:is|does) (?:this|it) (?:so|always)|"
-    # German, French
-    r"nervt|nervig\w*|genervt|frustri\w*|immer noch (?:nicht|kein\w*)|schon wieder|"
-    r"zum (?:zweiten|dritten|vierten|x-ten) mal|schon (?:\w+ )?(?:versucht|probiert|gemacht|"
-    r"neu gestartet)|seit (?:tagen|wochen|stunden)|hilft (?:nicht|nichts)|niemand (?:antwortet|"
-    r"hilft)|énerv\w*|agaç\w*|agac\w*|pénible|toujours pas|encore une fois|"
-    r"(?:deuxième|troisième|quatrième) fois|déjà (?:essayé|fait|dit|redémarré)|"
-    r"depuis des (?:jours|semaines|heures)|ne sert à rien|personne ne (?:répond|m'aide)|"
-    r"(?:j'en ai |en avoir )marre)\b"
-)
-_POSITIVE = _rx(
-    r"\b(?:thanks?|thank you|thx|ty|cheers|appreciated?|great|awesome|perfect|excellent|"
-    r"brilliant|fantastic|wonderful|amazing|love|lovely|helpful|nice one)\b"
-)
-_NEGATIVE_CONTEXT = _rx(
-    r"\b(?:not|no|n't|never|still|but|doesn'?t|didn'?t|won'?t|can'?t|broken|error|fail\w*)\b"
-)
+_PROFANITY = matcher("sentiment.profanity")
+_ANGRY = matcher("sentiment.angry")
+_FRUSTRATED = matcher("sentiment.frustrated")
+_POSITIVE = matcher("sentiment.positive")
+_NEGATIVE_CONTEXT = matcher("sentiment.negative_context")
 # "I already calibrated it", "we already tried that": a step the customer took, told because it
 # did not settle the problem (a fix that did is "that fixed it", an acknowledgment)
 _ALREADY_TRIED = _rx(
@@ -601,22 +571,11 @@ class Router:
         return best
 
 
-_ACK = _rx(
-    r"^\s*(?:(?:ok(?:ay)?|k|cool|great|perfect|awesome|thanks?|thank you(?: (?:so|very) much)?|"
-    r"thx|ty|cheers|got it|understood|sounds good|nice(?: one)?|brilliant|excellent|all good|"
-    r"that (?:worked|works|fixed it|did it|helped)|it works(?: now)?|all sorted|"
-    r"(?:much|really) appreciated|no(?:pe)?,? (?:that'?s|thats) (?:all|it)|yes|yep|yeah|"
-    r"fine|good|done|solved|lovely|will do|danke(?: schön| sehr)?|vielen dank|super|prima|"
-    r"hat (?:funktioniert|geklappt)|merci(?: beaucoup)?|parfait|ça marche|c'est bon)[\s,.!:)]*)+$"
-)
-_CLOSING_THANKS = _rx(
-    r"(?:thanks?|thank you|thx|cheers|danke|merci)(?: (?:a lot|so much|again|beaucoup|schön))?"
-    r"[\s,.!:)]*$"
-)
+_ACK = _rx(rf"^\s*(?:(?:{alternation('social.acknowledgment')})[\s,.!:)]*)+$")
+_CLOSING_THANKS = _rx(rf"\b(?:{alternation('social.closing_thanks')})[\s,.!:)]*$")
 _GREETING = _rx(
-    r"^\s*(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings|yo|hallo|moin|servus|"
-    r"guten (?:tag|morgen|abend)|grüß gott|bonjour|bonsoir|salut|coucou)"
-    r"(?: there| team| zusammen| à tous| tout le monde)?[\s,.!]*$"
+    rf"^\s*(?:{alternation('social.greeting')})(?:\s+(?:{alternation('social.greeting_to')}))?"
+    r"[\s,.!]*$"
 )
 
 
