@@ -104,6 +104,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[str, Any]:
     """Run the harness for parsed arguments and return the report (also written to --out)."""
     started = time.perf_counter()
+    commit = git_commit()  # the code this run loads: read before a long run, not after
     case_files = list(args.cases or [DEFAULT_CASES])
     loaded = load_cases(case_files, args.limit, args.split)
     for reason in loaded.skipped:
@@ -142,7 +143,7 @@ async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[st
     run = {
         "command": command_line(args),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "commit": git_commit(),
+        "commit": commit,
         "corpus": prepared.corpus,
         "counts": prepared.counts,
         "skipped_documents": len(prepared.skipped_documents),
