@@ -6,6 +6,7 @@ a two-page folder; `removed` names the tags that could not be rendered (never sh
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import PurePosixPath
 
 import pytest
 
@@ -58,7 +59,7 @@ CASES: list[tuple[str, str, str, dict[str, int]]] = [
         'Intro.\n\n{% include video.html id="x" %}\n'
         "{% for p in site.plans %}- {{ p.name }}\n{% endfor %}\nEnd.",
         "Intro.\n\nEnd.\n",
-        {"liquid:include": 1, "liquid:for": 1, "liquid:{{ p.name }}": 1},
+        {"liquid:include": 1, "liquid:for": 1},
     ),
     (
         "liquid image tag is its alt text, check icon a symbol",
@@ -276,3 +277,27 @@ def test_tab_groups_restore_the_level_after_them() -> None:
         '## B\n\n{% tabs %}\n{% tab title="Two" %}\ny\n{% endtab %}\n{% endtabs %}'
     )
     assert normalise(source) == "## A\n\n### One\n\nx\n\n## B\n\n### Two\n\ny\n"
+
+
+def test_braces_that_are_not_liquid_are_kept_as_code_not_removed() -> None:
+    """A product's own `{{Field}}` syntax, a cloze, or maths in braces is text, not Liquid."""
+    source = "Use {{Front}} and {{c1::Paris}} on the card.\n\n    {{Back}} in a code block\n"
+    out = normalise(source)
+    code = "    {{Back}} in a code block\n"
+    assert out == "Use `{{Front}}` and `{{c1::Paris}}` on the card.\n\n" + code
+    assert find_leaks(out) == []
+
+
+def test_language_from_a_region_suffix_and_the_folder_majority() -> None:
+    from app.ingest.pagelang import page_locales
+
+    pages = [
+        (PurePosixPath("ads-fr_FR.md"), {}, "Texte court."),
+        (PurePosixPath("a.md"), {}, "x"),
+        (PurePosixPath("b.md"), {}, "y"),
+        (PurePosixPath("c.md"), {"lang": "de"}, "z"),
+        (PurePosixPath("d.md"), {}, "w"),
+    ]
+    votes = iter(["fr", "en", "fr"])  # the detector's guesses for the undeclared pages
+    # one guess of "en" does not make a page of a French folder English
+    assert page_locales(pages, detect=lambda _: next(votes)) == ["fr-FR", "fr", "fr", "de", "fr"]

@@ -65,7 +65,7 @@ _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _CALLOUT = re.compile(r"^ {0,3}>[ \t]?\[!([A-Za-z][\w-]*)\][+-]?[ \t]*(.*)$")
 _MKDOCS = re.compile(
     r"^(?:!!!|\?\?\?\+?)[ \t]+([A-Za-z][\w-]*)(?:[ \t]+(?:inline|end|annotate))*"
-    r"(?:[ \t]+\"(.*)\")?[ \t]*$"
+    r"(?:[ \t]+\"(.*)\"|[ \t]+([^\"\s][^\"]*?))?[ \t]*$"
 )
 _MKDOCS_TAB = re.compile(r"^===[+!]?[ \t]+\"(.*)\"[ \t]*$")
 _ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:")
@@ -395,9 +395,9 @@ def _mkdocs(state: _BlockState, line: str) -> bool:
         state.emit(_blocks(inner, state.ctx).strip("\n"))
     else:
         assert m is not None
-        # `!!! note ""` asks for no title at all
+        # `!!! note ""` asks for no title at all; unquoted words after the type are its title
         kind = "" if m.group(2) == "" else m.group(1)
-        state.emit(_admonition(kind, m.group(2) or "", inner, state.ctx))
+        state.emit(_admonition(kind, m.group(2) or m.group(3) or "", inner, state.ctx))
     state.i = j
     return True
 

@@ -12,6 +12,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from app.ingest.templates import indented_code
+
 MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("{{<", re.compile(r"\{\{[<%].*?[>%]\}\}|\{\{[<%]")),
     ("{%", re.compile(r"\{%.*?%\}|\{%|%\}")),
@@ -32,6 +34,12 @@ MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
+_QUOTE = re.compile(r"^(?: {0,3}>)+ ?")
+# maths is written with braces: $…$, $$…$$, \(…\), \[…\], [$]…[/$], [latex]…[/latex]
+_MATH = re.compile(
+    r"\$\$.+?\$\$|(?<![\w$])\$[^$\n]+\$|\\\(.+?\\\)|\\\[.+?\\\]"
+    r"|\[(\$\$?|latex)\].*?\[/\1\]"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +55,12 @@ def find_leaks(markdown: str) -> list[Leak]:
     """Every template or dialect marker left in `markdown` outside code."""
     found: list[Leak] = []
     fence = ""
-    for number, line in enumerate(markdown.split("\n"), start=1):
-        m = _FENCE.match(line)
+    lines = markdown.split("\n")
+    code = indented_code(lines)
+    for number, line in enumerate(lines, start=1):
+        if number - 1 in code:
+            continue
+        m = _FENCE.match(_QUOTE.sub("", line))  # a fence inside a callout is code too
         if fence:
             if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
                 fence = ""
@@ -56,7 +68,7 @@ def find_leaks(markdown: str) -> list[Leak]:
         if m:
             fence = m.group(1)
             continue
-        prose = _INLINE_CODE.sub("", line)
+        prose = _MATH.sub("", _INLINE_CODE.sub("", line))
         shown = prose
         for marker, pattern in MARKERS:
             for hit in pattern.finditer(prose):

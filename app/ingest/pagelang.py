@@ -2,8 +2,8 @@
 
 `page.de.md` and `de/page.md`, `i18n/de/…`, `content/fr/…` name their language; front matter
 `locale` or `lang` wins over both. A page that says nothing is detected from its text; a page
-whose text is too thin to tell takes the language most pages of its folder have (a folder in
-one language is that language's help center), else English.
+without a signal takes the language detected most often among such pages (a folder in one
+language is that language's help center), else English.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ LANGUAGES = frozenset(
 )
 _TAG = re.compile(r"^([a-z]{2})(?:[-_]([a-z]{2}|[a-z]{4}))?$", re.IGNORECASE)
 DEFAULT = "en"
+_REGION_SUFFIX = re.compile(r"[-_.]([a-z]{2}[-_][A-Z]{2})$")
 
 
 def language_tag(text: str) -> str | None:
@@ -89,6 +90,8 @@ def from_path(rel: PurePosixPath) -> str | None:
     stem_parts = rel.name.split(".")
     if len(stem_parts) >= 3 and (tag := language_tag(stem_parts[-2])):
         return tag
+    if (m := _REGION_SUFFIX.search(rel.stem)) and (tag := language_tag(m.group(1))):
+        return tag  # `page-fr_FR.md`: a language with its region, written into the name
     for part in rel.parts[:-1]:
         if tag := language_tag(part):
             return tag
@@ -112,17 +115,22 @@ def page_locales(
     pages: Sequence[tuple[PurePosixPath, Mapping[str, Any], str]],
     detect: Detector | None = None,
 ) -> list[str]:
-    """Each page's locale: declared, named by its path, detected, else the folder's majority."""
+    """Each page's locale: declared or named by its path; every other page takes the language
+    the text detector finds most often among them (one help center, one language), else en.
+
+    Pages without a signal are not trusted one by one: a short English page full of product
+    names is easily taken for French, and a folder mixes languages only with paths or front
+    matter saying so."""
     detect = detect or default_detector()
-    found: list[str | None] = []
-    for rel, meta, body in pages:
-        locale = declared(meta) or from_path(rel)
+    known = [declared(meta) or from_path(rel) for rel, meta, _ in pages]
+    votes: Counter[str] = Counter()
+    for (_, _, body), locale in zip(pages, known, strict=True):
         if locale is None and body.strip():
             try:
-                locale = detect(body[:4000])
+                guess = detect(body[:4000])
             except Exception:  # a detector failure is not a reason to reject a page
-                locale = None
-        found.append(locale)
-    counts = Counter(loc for loc in found if loc)
-    majority = counts.most_common(1)[0][0] if counts else DEFAULT
-    return [loc or majority for loc in found]
+                guess = None
+            if guess:
+                votes[guess] += 1
+    majority = votes.most_common(1)[0][0] if votes else DEFAULT
+    return [loc or majority for loc in known]

@@ -135,9 +135,19 @@ _TAG = re.compile(
     r"\{%-?[ \t]*(?P<ltag>[A-Za-z_][\w-]*)(?P<largs>(?:(?!%\}|\{%).)*?)-?%\}"
     r"|\{\{(?P<hd>[<%])[ \t]*(?P<hclose>/)?[ \t]*(?P<hname>[\w./-]+)"
     r"(?P<hargs>(?:(?![>%]\}\}).)*?)[ \t]*(?:/[ \t]*)?[>%]\}\}"
-    r"|\{\{-?(?P<out>(?:(?!\}\}|\{\{).)*?)-?\}\}",
+    r"|\{\{-?(?P<out>(?:(?!\}\}|\{\{)[^\n])*?)-?\}\}",
     re.DOTALL,
 )
+# what a Liquid output looks like: a site/page variable, a literal, or a filter; anything else
+# in `{{ }}` (a product's own template fields, a cloze, maths) is text the author shows
+_LIQUID_OUT = re.compile(
+    r"^\s*-?\s*(?:(?:site|page|include|layout|jekyll|paginator|forloop)\.[\w.\[\]'\"-]+"
+    r"|\"[^\"]*\"|'[^']*')\s*(?:\|.*)?-?\s*$|^\s*[\w.]+\s*\|\s*[a-z_]+"
+)
+_KRAMDOWN_EXT = re.compile(
+    r"\{::comment\}.*?\{:/(?:comment)?\}|\{::(?:options|toc)\b[^}]*/?\}", re.DOTALL
+)
+_KRAMDOWN_NOMARKDOWN = re.compile(r"\{::nomarkdown\}(.*?)\{:/(?:nomarkdown)?\}", re.DOTALL)
 _COMMENT = re.compile(r"\{%-?\s*comment\s*-?%\}.*?\{%-?\s*endcomment\s*-?%\}", re.DOTALL)
 _RAW = re.compile(r"\{%-?\s*raw\s*-?%\}(.*?)\{%-?\s*endraw\s*-?%\}", re.DOTALL)
 _HIGHLIGHT = re.compile(
@@ -201,7 +211,8 @@ class _Node:
 def render_templates(text: str, state: Rendering) -> str:
     """`text` with every template construct rendered to Markdown (fenced code is untouched)."""
     text = _ENCODED.sub(lambda m: unquote(m.group(0)), text)
-    text = _COMMENT.sub("", text)
+    text = _COMMENT.sub("", _KRAMDOWN_EXT.sub("", text))
+    text = _KRAMDOWN_NOMARKDOWN.sub(lambda m: m.group(1), text)
     text = _ESCAPED_SHORTCODE.sub(r"`{{\1\2\3}}`", text)
     text = _HIGHLIGHT.sub(_fenced, text)
     text = _RAW.sub(lambda m: m.group(1), text)
@@ -230,8 +241,13 @@ def _hide(text: str) -> tuple[str, list[str]]:
 
     out: list[str] = []
     lines = text.split("\n")
+    code = indented_code(lines)
     i = 0
     while i < len(lines):
+        if i in code:
+            out.append(hole(lines[i]))
+            i += 1
+            continue
         m = _FENCE_LINE.match(lines[i])
         if m:
             fence = m.group(1)
@@ -246,6 +262,28 @@ def _hide(text: str) -> tuple[str, list[str]]:
         out.append(_INLINE_CODE.sub(lambda c: hole(c.group(0)), lines[i]))
         i += 1
     return "\n".join(out), holes
+
+
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d+[.)])[ \t]")
+
+
+def indented_code(lines: list[str]) -> set[int]:
+    """Line numbers of CommonMark indented code blocks (4+ spaces after a blank line, not
+    inside a list item)."""
+    code: set[int] = set()
+    in_list = False
+    previous_blank = True
+    for k, line in enumerate(lines):
+        stripped = line.strip()
+        indented = line.startswith(("    ", "\t"))
+        if stripped and not indented:
+            in_list = bool(_LIST_ITEM.match(line)) or (in_list and not previous_blank)
+        if (stripped and indented and not in_list and (previous_blank or k - 1 in code)) or (
+            not stripped and k - 1 in code
+        ):
+            code.add(k)
+        previous_blank = not stripped
+    return code
 
 
 def _unhide(text: str, holes: list[str]) -> str:
@@ -277,7 +315,7 @@ def _tokens(text: str) -> list[_Node]:
                 _Node("tag", name=closing + name, args=m.group("hargs").strip(), family="hugo")
             )
         else:
-            nodes.append(_Node("out", text=m.group("out").strip()))
+            nodes.append(_Node("out", text=m.group("out").strip(), args=m.group(0)))
     if pos < len(text):
         nodes.append(_Node("text", text[pos:]))
     return nodes
@@ -321,7 +359,10 @@ def _render(nodes: list[_Node], state: Rendering) -> str:
         if node.kind == "text":
             parts.append(node.text)
         elif node.kind == "out":
-            parts.append(_output(node.text, state))
+            liquid = _LIQUID_OUT.match(node.text) or node.text.split("|")[0].strip() in (
+                state.variables
+            )
+            parts.append(_output(node.text, state) if liquid else f"`{node.args}`")
         else:
             parts.append(_tag(node, state))
     return "".join(parts)
