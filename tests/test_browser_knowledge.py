@@ -109,6 +109,10 @@ def test_resolve_dialog_makes_knowledge_from_the_agents_reply(
     detail.locator("[data-action=resolve]").click()
     assert detail.locator("#resolution-text").input_value() == FIX
     detail.locator("#knowledge-consent").check()
+    # the exact text to be published, shown and editable before publishing
+    detail.locator("#knowledge-subject").wait_for()
+    published_title = detail.locator("#knowledge-subject").input_value()
+    assert published_title
     detail.locator("#resolution-quality").select_option("0.9")
     shot(page, "admin-resolve-dialog")
     detail.locator("[data-action=confirm-resolve]").click()
@@ -117,6 +121,7 @@ def test_resolve_dialog_makes_knowledge_from_the_agents_reply(
     row.wait_for()
     ticket = live.run(live.store.tickets.get(f"res-{case_ref.lower()}"))
     assert ticket is not None and ticket.audience == "pro" and ticket.quality == 0.9
+    assert ticket.subject == published_title
     assert ticket.status == "resolved" and ticket.source == "resolution"
 
     row.locator("[data-action=unpublish-ticket]").click()

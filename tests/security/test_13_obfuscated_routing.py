@@ -133,7 +133,8 @@ def router(loop: asyncio.AbstractEventLoop) -> Router:
 
 
 PHRASES = sorted({p for ps in SEED_TENANT.policy_phrases.values() for p in ps})
-TRIGGERS = [*INSTRUCTING, *PARAPHRASES, *(text for _, text in ROWS)]
+# plain forms only (the spaced-out row is already an obfuscation of the plain one)
+TRIGGERS = [*INSTRUCTING, *PARAPHRASES, *(text for key, text in ROWS if key != "imp-spaced")]
 
 
 def test_every_policy_phrase_and_trigger_is_caught_in_plain_form(
