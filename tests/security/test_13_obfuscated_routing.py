@@ -57,6 +57,8 @@ def minilm_api() -> Iterator[Api]:
         yield api
 
 
+@pytest.mark.slow
+@pytest.mark.integration
 @pytest.mark.parametrize(("text", "intent"), DISGUISED + HELD_OUT)
 def test_item_5_disguised_requests_are_handed_over(minilm_api: Api, text: str, intent: str) -> None:
     api = minilm_api
@@ -73,6 +75,8 @@ def test_item_5_disguised_requests_are_handed_over(minilm_api: Api, text: str, i
     assert api.conversation_doc(conv)["status"] == "escalated"
 
 
+@pytest.mark.slow
+@pytest.mark.integration
 @pytest.mark.parametrize("text", ORDER_QUESTIONS)
 def test_order_questions_stay_order_questions(minilm_api: Api, text: str) -> None:
     meta = minilm_api.ask(text)["meta"]

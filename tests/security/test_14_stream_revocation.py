@@ -6,6 +6,7 @@ import asyncio
 import time
 
 import httpx
+import pytest
 
 from app.main import create_app
 from tests.apihelp import ADMIN, make_settings, served
@@ -21,6 +22,7 @@ async def _read_events(client: httpx.AsyncClient, url: str, h: dict[str, str]) -
     return lines
 
 
+@pytest.mark.integration
 def test_sign_out_closes_every_open_stream_of_the_session() -> None:
     app = create_app(make_settings(), tuning=ROOMY)
     with served(app) as base:
