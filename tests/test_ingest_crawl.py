@@ -203,3 +203,22 @@ async def test_make_ingest_takes_a_url(
     assert code == 0
     refused = await ingest.main(["--dir", f"{site.base}/docs/", "--check"])
     assert refused == 2
+
+
+@pytest.mark.integration
+def test_articles_url_serves_the_crawled_site(site: Site, tmp_path: Path) -> None:
+    from tests.apihelp import running_app
+
+    with running_app(
+        articles_url=f"{site.base}/docs/",
+        crawl_allow_private=True,
+        data_dir=tmp_path,
+        seed_on_start=True,
+    ) as api:
+        page = api.client.get("/help/billing")
+        assert page.status_code == 200
+        assert 'id="refunds"' in page.text and "Within 30 days." in page.text
+        setup = api.client.get("/help/docs-setup").text
+        assert 'href="/help/billing#refunds"' in setup
+        assert "Site menu" not in setup
+    assert any(path == "/docs/billing" for path, _ in site.log)
