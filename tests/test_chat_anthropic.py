@@ -469,3 +469,45 @@ async def test_each_generation_round_has_its_own_budget() -> None:
         await api.model().generate(request)
     assert caught.value.kind == "timeout" and "1.5s" in str(caught.value)
     assert len(api.bodies) == 1
+
+
+# --------------------------------------------------------------------------- structured passages
+
+
+async def test_the_prompt_carries_the_selected_section_whole_under_its_heading_path() -> None:
+    from app.ingest.sections import build_sections
+    from app.providers.chat.base import Passage
+
+    body = (
+        "## Exporting a vault\n\nSome history of the export feature first. "
+        * 1
+        + "It has changed a lot over the years and many people asked for it.\n\n"
+        "To export a vault:\n\n"
+        "1. Open Settings.\n2. Choose Export and pick a folder.\n3. Wait for the archive.\n"
+        "4. Check the archive opens.\n5. Keep it somewhere safe.\n\n"
+        "| Format | Size limit |\n|---|---|\n| Zip | 2 GB |\n| Folder | none |\n\n"
+        + "Unrelated trivia about the team that built it, told at length. "
+        * 20
+    )
+    (_intro, section) = build_sections("Vault guide", body)
+    # the stored chunk is a fixed window that cuts the procedure after its second step
+    chunk = Passage(
+        id="vault-guide#1",
+        doc_id="vault-guide",
+        kind="doc",
+        title="Vault guide",
+        breadcrumb="Vault guide › Exporting a vault",
+        text="## Exporting a vault\n\nTo export a vault:\n\n1. Open Settings.\n2. Choose Export",
+        section=section,
+    )
+    api = MessagesAPI().add(message(text_block("Open Settings, then Export [1].")))
+    request = build_request(question="How do I export a vault?", passages=[chunk])
+    await api.model().generate(request)
+    (sent,) = api.bodies
+    content = sent["messages"][0]["content"]
+    passage = content.split("<passages>", 1)[1].split("</passages>", 1)[0]
+    assert 'breadcrumb="Vault guide › Exporting a vault"' in passage
+    assert "To export a vault:" in passage  # the line that leads into the list, with it
+    for step in ("1. Open Settings.", "3. Wait for the archive.", "5. Keep it somewhere safe."):
+        assert step in passage, passage  # the procedure whole, not the window's two steps
+    assert "Unrelated trivia" not in passage  # a long section gives its chosen block, not all

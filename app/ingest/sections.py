@@ -94,19 +94,58 @@ def _split(body: str) -> list[_Raw]:
 
 
 def _blocks(lines: list[str], plain: bool) -> list[Block]:
-    """A section's lines as typed blocks, in order (ids are set by the caller)."""
+    """A section's lines as typed blocks, in order (ids are set by the caller). In a page
+    converted to plain text, a menu line is dropped and a line that heads what follows (a short
+    title-like line, or one question: an FAQ entry) becomes the label of the block under it."""
     blocks: list[Block] = []
+    label: str | None = None
     i = 0
     while i < len(lines):
         line = lines[i]
-        if not line.strip() or _COMMENT.match(line):
+        if not line.strip() or _COMMENT.match(line) or (plain and _navigation(line)):
             i += 1
             continue
-        reader = _reader(lines, i)
-        block, i = reader(lines, i, plain)
+        if plain and _bare_heading(line):
+            label, i = line.strip(), i + 1
+            continue
+        block, i = _reader(lines, i)(lines, i, plain)
         if block is not None:
+            if label and block.label is None:
+                block = block.model_copy(update={"label": label})
             blocks.append(block)
+            label = None
+    if label:  # a last short line heads nothing: it is said, not a heading
+        blocks.append(Block(id="", kind="paragraph", text=label))
     return blocks
+
+
+_CLOSING = re.compile(r"[.!:;,)\]\"'”’…]\s*$")
+_BAR = re.compile(r"\s\|\s")
+
+
+def _navigation(line: str) -> bool:
+    """A menu or breadcrumb trail written out as text ("Home | Plans | FAQ")."""
+    text = line.strip()
+    return (
+        bool(_BAR.search(line))
+        and not text.startswith("|")
+        and not _ITEM.match(line)
+        and not _CLOSING.search(line)
+    )
+
+
+def _bare_heading(line: str) -> bool:
+    """A plain line that heads what follows: at most 8 words, capitalised, with no closing
+    punctuation; or one question of at most 20 words (an FAQ entry's question)."""
+    text = line.strip()
+    if _ITEM.match(line) or text.startswith(("|", "#", ">")):
+        return False
+    words = text.split()
+    if text.endswith("?"):
+        return len(words) <= 20 and text.count("? ") == 0 and ". " not in text
+    if _CLOSING.search(text) or not (text[0].isupper() or text[0].isdigit()):
+        return False
+    return len(words) <= 8
 
 
 _Read = Callable[[list[str], int, bool], tuple[Block | None, int]]
@@ -195,8 +234,13 @@ def _list(lines: list[str], i: int, plain: bool) -> tuple[Block | None, int]:
         line = lines[j]
         m = _ITEM.match(line)
         indent = len(line) - len(line.lstrip(" "))
-        if m and len(m.group(1)) == base:
+        same = m is not None and m.group(2)[0].isdigit() == ordered
+        if m and len(m.group(1)) == base and same:
             items.append([m.group(3).strip()])
+        elif m and len(m.group(1)) == base and ordered and items:
+            items[-1].append(f"- {m.group(3).strip()}")  # a step's options, written unindented
+        elif m and len(m.group(1)) == base:
+            break  # a numbered list after a bulleted one: a list of its own
         elif line.strip() and items and (indent > base or not _starts_block(lines, j)):
             if indent <= base and _SENTENCE_END.search(items[-1][-1]) and not m:
                 break  # an unindented sentence after a closed item: a paragraph
@@ -249,7 +293,7 @@ def _paragraph(lines: list[str], i: int, plain: bool) -> tuple[Block | None, int
             continue
         parts.append(lines[j].strip())
         j += 1
-        if plain and _SENTENCE_END.search(parts[-1]):
+        if plain:
             break  # one paragraph a line in a page converted to plain text
     text = " ".join(parts).strip()
     return (Block(id="", kind="paragraph", text=text) if text else None), j

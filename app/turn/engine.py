@@ -22,6 +22,7 @@ from app.language.utterance import detect_language
 from app.links import article_url, link_key
 from app.providers import budget
 from app.providers.chat.base import Passage, Usage
+from app.providers.chat.select import section_for
 from app.providers.embeddings.memo import one_turn
 from app.safety.pii import mask_text
 from app.search.answer_types import asks_for_steps
@@ -290,6 +291,7 @@ async def _answer(
     case_ref: str | None = None
     answer: Answer | None = None
     plan_notice: str | None = None
+    anchors: dict[str, str] = {}  # passage id -> its section's anchor (citations link to it)
 
     async def generate(stream: bool) -> str:
         """The answer from the passages and tool results (streamed to the sink when `stream`)."""
@@ -300,7 +302,9 @@ async def _answer(
             question=cond.standalone_question,
             original=user_msg.content,
             passages=await _with_outline(
-                services.store, cond.standalone_question, [_passage(p) for p in passages]
+                services.store,
+                cond.standalone_question,
+                await _with_sections(services.store, [_passage(p) for p in passages], anchors),
             ),
             tool_results=tool_results,
             memory_context=mem,
@@ -409,7 +413,9 @@ async def _answer(
         + [ToolTrace.model_validate(c.trace()) for c in (answer.tool_calls if answer else ())],
         citations=[
             CitationTrace.model_validate(c)
-            for c in _citation_meta(services, answer, passages, customer.plan if customer else None)
+            for c in _citation_meta(
+                services, answer, passages, customer.plan if customer else None, anchors
+            )
         ],
         invalid_citations=answer.invalid_citations if answer else 0,
         model=answer.model if answer else "rules",
@@ -786,6 +792,28 @@ async def _with_outline(store: Any, question: str, passages: list[Passage]) -> l
     return [replace(p, outline=outline) if p is first else p for p in passages]
 
 
+async def _with_sections(
+    store: Any, passages: list[Passage], anchors: dict[str, str]
+) -> list[Passage]:
+    """The passages, each article passage with the stored section it was cut from (the one whose
+    heading path is its breadcrumb's and whose blocks it carries); `anchors` gets each one's."""
+    trees: dict[str, list[Any]] = {}
+    out: list[Passage] = []
+    for p in passages:
+        if p.kind != "doc":
+            out.append(p)
+            continue
+        if p.doc_id not in trees:
+            article = await store.articles.get(p.doc_id)
+            trees[p.doc_id] = list(article.sections) if article else []
+        section = section_for(p, trees[p.doc_id])
+        if section is not None and section.anchor:
+            anchors[p.id] = section.anchor
+        tree = tuple(trees[p.doc_id])
+        out.append(replace(p, section=section, tree=tree) if section is not None else p)
+    return out
+
+
 def _passage(p: Any) -> Passage:
     h = p.hit
     return Passage(
@@ -820,7 +848,11 @@ def _meta_event(
 
 
 def _citation_meta(
-    services: Services, answer: Answer | None, passages: Sequence[Any], plan: str | None = None
+    services: Services,
+    answer: Answer | None,
+    passages: Sequence[Any],
+    plan: str | None = None,
+    anchors: dict[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """Citations as the widget shows them: number, title, breadcrumb and a link for articles
     (a restricted article's link is bound to this customer's plan)."""
@@ -845,6 +877,10 @@ def _citation_meta(
         )
         if hit is not None and hit.page is not None:
             entry["page"] = hit.page
+        anchor = (anchors or {}).get(str(c.get("passageId")))
+        if anchor and entry["url"] and hit is not None and hit.page is None:
+            entry["url"] = f"{entry['url']}#{anchor}"
+            entry["anchor"] = anchor
         out.append(entry)
     return out
 

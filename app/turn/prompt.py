@@ -32,6 +32,7 @@ from app.providers.chat.base import (
     ToolOutcome,
     ToolRunner,
 )
+from app.providers.chat.select import passage_text
 from app.safety.screen import without_instructions
 from app.text import first_name, neutralize, tool_result_text
 from app.turn.reference import with_reference
@@ -90,11 +91,16 @@ def _attr(value: str) -> str:
     return neutralize(flat).replace('"', "'").replace("<", "‹").replace(">", "›")
 
 
-def render_passage(n: int, passage: PassageLike) -> str:
+def render_passage(n: int, passage: PassageLike, question: str = "") -> str:
+    """One numbered passage: for an article passage with its section tree, the selected blocks
+    of that section (a procedure whole, a table with its header) under its heading path."""
+    crumb, text = passage.breadcrumb, passage.text
+    if question and getattr(passage, "section", None) is not None:
+        crumb, text = passage_text(question, passage)
     return (
         f'<passage n="{n}" kind="{_attr(passage.kind)}" title="{_attr(passage.title)}" '
-        f'breadcrumb="{_attr(passage.breadcrumb)}">\n'
-        f"{neutralize(without_instructions(passage.text).strip())}\n"
+        f'breadcrumb="{_attr(crumb)}">\n'
+        f"{neutralize(without_instructions(text).strip())}\n"
         "</passage>"
     )
 
@@ -139,7 +145,8 @@ def build_prompt(
             f"<conversation_context>\n{neutralize(remembered)}\n</conversation_context>"
         )
     if passages:
-        body = "\n".join(render_passage(i, p) for i, p in enumerate(passages, start=1))
+        asked = f"{original} {question}".strip()
+        body = "\n".join(render_passage(i, p, asked) for i, p in enumerate(passages, start=1))
         sections.append(f"<passages>\n{body}\n</passages>")
     else:
         sections.append("<passages>\n(no passages were found for this question)\n</passages>")

@@ -96,7 +96,8 @@ class Outline:
 @dataclass(frozen=True, slots=True)
 class Passage:
     """A plain `PassageLike` (tests, adapters, the eval harness). `outline` is set on the first
-    passage of an article whose procedure a broad how-to question asks for."""
+    passage of an article whose procedure a broad how-to question asks for; `section` on every
+    article passage whose stored section tree the turn found."""
 
     id: str
     doc_id: str
@@ -105,6 +106,10 @@ class Passage:
     breadcrumb: str
     text: str
     outline: Outline | None = None
+    # the article section the passage was cut from (`app.store.models.Section`: path, anchor,
+    # typed blocks), attached by the turn; answers are selected from its blocks
+    section: Any = None
+    tree: tuple[Any, ...] = ()  # all of that article's sections (a sibling may answer better)
 
 
 class ToolOutcome(Protocol):

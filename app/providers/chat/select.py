@@ -1,0 +1,502 @@
+"""Answers chosen from a document's structure: the best block(s) of the best section. Pure.
+
+Today `passage_text` feeds the language-model prompt (each numbered passage is its section's
+selected blocks under its heading path); `select_answer` is the offline answerer built on the
+same scoring, measured against the sentence extractor before it replaces it (issue 38).
+
+Each passage stands for one section of its article (the stored section tree, attached by the turn;
+else the tree of the passage's own text). Every block of every candidate section is scored by the
+question's content terms it holds (IDF-weighted over the candidates, stemmed, through the
+tenant's product names and synonyms), the terms its heading path holds, whether it shows a value
+of the answer type asked for (`app.search.answer_types`) and, for a how-to, whether it is a list
+of steps; the reranker's order weighs each passage. The best block is then quoted as its kind
+reads: a list whole (bounded, the rest pointed to), the table rows the question names with their
+column names (or the table), the sentence holding the asked value, a paragraph with its
+neighbours while they still answer, code with the line that leads into it. Nothing is written
+that is not in the document except the lead-in (the section's heading path) and its citation.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from app.ingest.sections import build_sections
+from app.providers.chat.base import PassageLike
+from app.providers.chat.offline import ENGLISH, Reading, synonym_terms, terms
+from app.safety.screen import without_instructions
+from app.search.answer_types import (
+    asked_types,
+    asks_for_steps,
+    capability_terms,
+    frame_terms,
+    shows_type,
+)
+from app.store.models import Block
+from app.text import Phrases, phrase
+
+PATH_SEP = " › "
+MAX_WORDS = 90  # a reply's quoted text, paragraphs grown up to it (the naive window is ~85)
+MAX_ITEMS = 8  # a list is quoted whole up to this many items, else the rest is pointed to
+MAX_ROWS = 8  # a table is quoted whole up to this many rows
+MAX_CODE_LINES = 15
+RANK_DECAY = 0.1  # passage i (0-based) weighs 1 / (1 + 0.1 i): the reranker's order counts
+SIBLING_RANK = 2  # another section of a retrieved article weighs as if ranked this much lower
+HEADING_WEIGHT = 1.0  # question terms the section's own headings name count this much more
+TYPE_BONUS = 0.6  # a block that shows the asked answer type, as a share of the question's weight
+STEPS_BONUS = 0.5  # a how-to: an ordered list (or its lead-in), by what its headings name
+LEAD_IN_FACTOR = 0.9
+CODE_FACTOR = 0.5
+RUN_ON_WORDS = 25  # a longer line with no closing punctuation is a flattened table or infobox
+SUPPORT = 0.5  # a neighbouring paragraph joins while it scores this share of the best block
+_VALUE_TYPES = ("price", "duration", "quantity", "date")
+
+_SENTENCE = re.compile(r"(?<=[.!?])[\"'”’)]?\s+(?=[\"“(\[]?[A-Z0-9])")
+_LOWER_ABBREVIATIONS = frozenset({"vs", "approx", "incl", "cf", "ca", "resp"})
+_CLOSED = re.compile(r"[.!?:;][\"'”’)]?\s*$")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)\s]*\)")
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+_EMPHASIS = re.compile(r"\*\*|__|(?<!`)`(?!`)")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One passage's section: where it sits and the blocks it holds."""
+
+    rank: float  # the passage's rank, or lower for another section of its article
+    title: str
+    path: tuple[str, ...]
+    anchor: str
+    blocks: tuple[Block, ...]
+    passage: int = 0  # the passage (0-based) a citation names
+
+    @property
+    def lead(self) -> str:
+        """The section's heading path, under its article's title."""
+        path = [p for p in self.path if p != self.title]  # a page whose heading repeats its title
+        return PATH_SEP.join([self.title, *path]) if self.title else PATH_SEP.join(path)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the answer quotes: blocks of one candidate, table rows or one paragraph's sentences."""
+
+    candidate: Candidate
+    blocks: tuple[int, ...]
+    score: float
+    rows: tuple[int, ...] = ()
+    sentences: tuple[str, ...] = ()
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a paragraph; a period after an abbreviation, inside a version or a
+    decimal ("v1.2", "3.5") ends none."""
+    out: list[str] = []
+    for piece in _SENTENCE.split(" ".join(text.split())):
+        if out and _abbreviated(out[-1]):
+            out[-1] += " " + piece
+        elif piece:
+            out.append(piece)
+    return out
+
+
+def _abbreviated(sentence: str) -> bool:
+    """The piece ends in an abbreviation: a dotted one ("e.g."), a short capitalised one ("Sep.",
+    "Dr.") or one of the few lower-case ones."""
+    core = sentence.rsplit(" ", 1)[-1]
+    if not core.endswith("."):
+        return False
+    core = core[:-1].lstrip("(")
+    if "." in core and core.replace(".", "").isalpha():
+        return True
+    titled = core[:1].isupper() and core[1:].islower() and core.isalpha()
+    return (titled and len(core) <= 3) or core.lower() in _LOWER_ABBREVIATIONS
+
+
+def clean(text: str) -> str:
+    """Markdown inline markup as a chat shows it: link text (with its URL when external), no
+    images, no emphasis markers."""
+
+    def link(m: re.Match[str]) -> str:
+        target = m.group(2)
+        return (
+            f"{m.group(1)} ({target})" if target.startswith(("http://", "https://")) else m.group(1)
+        )
+
+    text = _EMPHASIS.sub("", _LINK.sub(link, _IMAGE.sub("", text)))
+    return "\n".join(" ".join(line.split()) for line in text.splitlines()).strip()
+
+
+# ----------------------------------------------------------------------------- candidates
+
+
+def candidates(
+    passages: Sequence[PassageLike], named: frozenset[str] = frozenset()
+) -> list[Candidate]:
+    """Each passage's section once (two chunks of one section are one candidate, ranked first),
+    then the other sections of those articles: ranked one below their passage when their own
+    headings name one of the `named` terms, else `SIBLING_RANK` below it."""
+    out: list[Candidate] = []
+    seen: set[tuple[str, str]] = set()
+    siblings: list[Candidate] = []
+    for rank, p in enumerate(passages):
+        for c in _own(rank, p):
+            if (p.doc_id, c.anchor or c.lead) not in seen and c.blocks:
+                seen.add((p.doc_id, c.anchor or c.lead))
+                out.append(c)
+    for rank, p in enumerate(passages):
+        for s in getattr(p, "tree", ()) or ():
+            c = _sibling(rank, p, s, named)
+            if (p.doc_id, c.anchor or c.lead) not in seen and c.blocks:
+                seen.add((p.doc_id, c.anchor or c.lead))
+                siblings.append(c)
+    return out + siblings
+
+
+def _screened(blocks: Sequence[Block]) -> tuple[Block, ...]:
+    """Stored blocks with any instruction-like text removed, as every passage's text is."""
+    out = []
+    for b in blocks:
+        items = [without_instructions(i) for i in b.items] if b.items else b.items
+        rows = [[without_instructions(c) for c in r] for r in b.rows] if b.rows else b.rows
+        text = without_instructions(b.text)
+        if text.strip():
+            out.append(b.model_copy(update={"text": text, "items": items, "rows": rows}))
+    return tuple(out)
+
+
+def _sibling(rank: int, p: PassageLike, section: Any, named: frozenset[str]) -> Candidate:
+    path, blocks = tuple(section.path), _screened(section.blocks)
+    says = bool(named & _terms(" ".join(path), ENGLISH))
+    return Candidate(
+        rank + (1 if says else SIBLING_RANK), p.title, path, section.anchor, blocks, rank
+    )
+
+
+def section_for(passage: PassageLike, sections: Sequence[Any]) -> Any:
+    """The stored section a passage was cut from: heading path equal to its breadcrumb's (below
+    the title), and of those the one whose blocks' opening words its text carries most of."""
+    path = [x.strip() for x in passage.breadcrumb.split("›")[1:]]
+    same = [s for s in sections if list(s.path) == path]
+    if len(same) < 2:
+        return same[0] if same else None
+    said = " ".join(passage.text.split())
+
+    def carried(section: Any) -> int:
+        return sum(1 for b in section.blocks if " ".join(b.text.split())[:40] in said)
+
+    return max(same, key=carried)
+
+
+def _own(rank: int, p: PassageLike) -> list[Candidate]:
+    """The passage's own section: the stored one, else each section of its own text."""
+    section = getattr(p, "section", None)
+    if section is not None:
+        path, blocks = tuple(section.path), _screened(section.blocks)
+        return [Candidate(rank, p.title, path, section.anchor, blocks, rank)]
+    crumbs = tuple(x.strip() for x in p.breadcrumb.split("›")[1:]) if p.breadcrumb else ()
+    return [
+        Candidate(rank, p.title, tuple(path) or crumbs, "", blocks, rank)
+        for path, blocks in _parsed(p.kind, p.title, p.text)
+    ]
+
+
+@lru_cache(maxsize=4096)
+def _parsed(
+    kind: str, title: str, text: str
+) -> tuple[tuple[tuple[str, ...], tuple[Block, ...]], ...]:
+    """The sections of a passage's own text (a ticket's fix, or a chunk with no stored tree)."""
+    reported = ""
+    if kind == "ticket":  # the fix is what answers; the reported symptom says what it fixes
+        reported, sep, fix = text.partition("Resolution:")
+        text, reported = (fix.strip(), " ".join(reported.split())) if sep else (text, "")
+    text = without_instructions(text)
+    out = []
+    for s in build_sections(title, text):
+        blocks = tuple(
+            b.model_copy(update={"label": reported}) if reported else b for b in s.blocks
+        )
+        if blocks:
+            out.append((tuple(s.path), blocks))
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------- scoring
+
+
+def block_text(block: Block) -> str:
+    """What a block says, as plain words (a tab panel with its label)."""
+    return f"{block.label} {block.text}" if block.label else block.text
+
+
+@dataclass(frozen=True)
+class _Asked:
+    terms: frozenset[str]
+    weights: dict[str, float]
+    types: tuple[str, ...]
+    steps: bool
+
+    @property
+    def total(self) -> float:
+        return sum(self.weights.get(t, 0.0) for t in self.terms) or 1.0
+
+    def cover(self, said: frozenset[str]) -> float:
+        return sum(self.weights.get(t, 0.0) for t in self.terms & said)
+
+    def cover_all(self, said: frozenset[str]) -> float:
+        """As `cover`, counting the words that only frame the answer type too."""
+        return sum(self.weights.get(t, 0.0) for t in said)
+
+
+@lru_cache(maxsize=16384)
+def _terms(text: str, reading: Reading) -> frozenset[str]:
+    return frozenset(terms(text, reading) | synonym_terms(text, reading))
+
+
+def _asked(question: str, cands: Sequence[Candidate], reading: Reading) -> _Asked:
+    """The question's terms, weighted by how rare they are among the candidates' blocks."""
+    frame = _terms(" ".join(frame_terms(question) | capability_terms(question)), reading)
+    every = _terms(question, reading)
+    asked = every - frame
+    docs = [_terms(block_text(b), reading) for c in cands for b in c.blocks]
+    n = max(len(docs), 1)
+    weights = {t: math.log(1 + n / (1 + sum(1 for d in docs if t in d))) + 0.1 for t in every}
+    types = tuple(t for t in asked_types(question) if t in _VALUE_TYPES)
+    return _Asked(frozenset(asked), weights, types, asks_for_steps(question))
+
+
+def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
+    block = cand.blocks[k]
+    said = _terms(block_text(block), reading)
+    titled = _terms(cand.lead, reading)
+    path = _terms(PATH_SEP.join(cand.path), reading)
+    score = asked.cover(said | titled) + HEADING_WEIGHT * asked.cover_all(path)
+    if asked.types and any(shows_type(t, block.text) for t in asked.types) and said & asked.terms:
+        score += TYPE_BONUS * asked.total
+    steps = block.ordered or (block.kind == "tab" and shows_type("procedure", block.text))
+    if asked.steps and (steps or _leads_into(cand, k, "list")):
+        score += STEPS_BONUS * asked.cover(titled)  # steps for what the section is about
+    if block.kind == "code":
+        score *= CODE_FACTOR  # a response body or a command supports no prose answer
+    if _leads_into(cand, k) and not asked.steps:
+        score *= LEAD_IN_FACTOR  # "… the API returns:" is said whole by a statement on a tie
+    return score / asked.total / (1 + RANK_DECAY * cand.rank)
+
+
+def _leads_into(cand: Candidate, k: int, *kinds: str) -> bool:
+    """Block k is a line that introduces the next block ("Use these shortcuts:")."""
+    nxt = cand.blocks[k + 1] if k + 1 < len(cand.blocks) else None
+    here = cand.blocks[k]
+    return (
+        here.kind == "paragraph"
+        and here.text.rstrip().endswith(":")
+        and nxt is not None
+        and (not kinds or nxt.kind in kinds)
+    )
+
+
+def best_choice(
+    question: str, passages: Sequence[PassageLike], reading: Reading = ENGLISH
+) -> Choice | None:
+    """The best block of the best section for the question, grown as its kind reads."""
+    cands = candidates(passages, _terms(question, reading))
+    if not cands:
+        return None
+    asked = _asked(question, cands, reading)
+    scored = [
+        (_score(asked, c, k, reading), -c.rank, -k, c, k)
+        for c in cands
+        for k in range(len(c.blocks))
+    ]
+    best, _, _, cand, k = max(scored, key=lambda s: s[:3])
+    if best <= 0:
+        return None
+    return _grown(asked, cand, k, best, reading)
+
+
+def _grown(asked: _Asked, cand: Candidate, k: int, best: float, reading: Reading) -> Choice:
+    """The chosen block with what belongs to it: its lead-in line and what that line leads into,
+    the rows or sentence that hold the asked value, or neighbouring paragraphs that answer too."""
+    block = cand.blocks[k]
+    if _leads_into(cand, k):
+        return Choice(cand, (k, k + 1), best)
+    if block.kind in ("list", "code", "table") and k > 0 and _leads_into(cand, k - 1):
+        chosen: tuple[int, ...] = (k - 1, k)
+    else:
+        chosen = (k,)
+    if block.kind == "table":
+        return Choice(cand, chosen, best, rows=_rows(asked, cand, block, reading))
+    if block.kind != "paragraph":
+        return Choice(cand, chosen, best)
+    said = _sentences_of(asked, block.text, reading)
+    if said:
+        return Choice(cand, chosen, best, sentences=said)
+    return Choice(cand, _neighbours(asked, cand, k, best, reading), best)
+
+
+def _sentences_of(asked: _Asked, text: str, reading: Reading) -> tuple[str, ...]:
+    """For a value question, the sentence holding a value of the asked type that says most of
+    the question; for a paragraph too long to quote, the run of sentences from the best one."""
+    parts = sentences(text)
+    if len(parts) < 2:
+        return ()
+    scored = [(asked.cover(_terms(s, reading)), -i) for i, s in enumerate(parts)]
+    if asked.types:
+        typed = [i for i, s in enumerate(parts) if any(shows_type(t, s) for t in asked.types)]
+        if typed:
+            i = max(typed, key=lambda i: scored[i])
+            return (parts[i],)
+    if len(text.split()) <= MAX_WORDS:
+        return ()
+    start = -max(scored)[1]
+    run: list[str] = []
+    for s in parts[start:]:
+        if run and sum(len(x.split()) for x in run) + len(s.split()) > MAX_WORDS:
+            break
+        run.append(s)
+    return tuple(run)
+
+
+def _neighbours(
+    asked: _Asked, cand: Candidate, k: int, best: float, reading: Reading
+) -> tuple[int, ...]:
+    """Paragraph k and the paragraphs next to it that score at least `SUPPORT` of it, while the
+    quote stays within `MAX_WORDS` (a page converted to text puts each paragraph on a line)."""
+    chosen = [k]
+    words = len(cand.blocks[k].text.split())
+    for step in (1, -1):
+        j = k + step
+        while 0 <= j < len(cand.blocks) and cand.blocks[j].kind == "paragraph":
+            n = len(cand.blocks[j].text.split())
+            if n > RUN_ON_WORDS and not _CLOSED.search(cand.blocks[j].text):
+                j += step  # a flattened table or infobox between two paragraphs: passed over
+                continue
+            if words + n > MAX_WORDS or _score(asked, cand, j, reading) < SUPPORT * best:
+                break
+            chosen.append(j)
+            words += n
+            j += step
+    return tuple(sorted(chosen))
+
+
+def _rows(asked: _Asked, cand: Candidate, table: Block, reading: Reading) -> tuple[int, ...]:
+    """The rows the question names best, by the asked terms neither the section's headings nor
+    the table's header name, each weighing by how few rows hold it (a light bar's "solid red",
+    not the "room" every row is about), plus a value of the asked type; every row tied at the top
+    (two plans compared are two rows); () for the whole table when no row is named."""
+    rows = table.rows or []
+    said = [_terms(" ".join(row), reading) for row in rows]
+    about = _terms(" ".join([cand.lead, *(table.header or [])]), reading)
+    held = {t: sum(1 for r in said if t in r) for t in asked.terms - about}
+    weight = {t: math.log(len(rows) / n) for t, n in held.items() if n}
+    scores = [
+        sum(weight.get(t, 0.0) for t in r)
+        + (1.0 if any(shows_type(t, " ".join(row)) for t in asked.types) else 0.0)
+        for r, row in zip(said, rows, strict=True)
+    ]
+    top = max(scores, default=0.0)
+    if top <= 0:
+        return tuple(range(MAX_ROWS)) if len(rows) > MAX_ROWS else ()
+    return tuple(i for i, v in enumerate(scores) if v >= top - 1e-9)
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def render(choice: Choice, n: int, ph: Phrases | None = None) -> str:
+    """The reply: the heading path cited `[n]`, then the chosen blocks as they read."""
+    cand = choice.candidate
+    parts: list[str] = []
+    for k in choice.blocks:
+        block = cand.blocks[k]
+        if choice.sentences and block.kind == "paragraph":
+            parts.append(clean(" ".join(choice.sentences)))
+        elif block.kind == "table":
+            parts.append(_table(block, choice.rows, cand, ph))
+        else:
+            parts.append(_block(block, cand, ph))
+    body = "\n".join(p for p in parts if p)
+    return f"{cand.lead} [{n}]:\n{body}"
+
+
+def _block(block: Block, cand: Candidate, ph: Phrases | None) -> str:
+    if block.kind == "list":
+        return _list(block, cand, ph)
+    if block.kind == "code":
+        lines = block.text.splitlines()[:MAX_CODE_LINES]
+        return "```\n" + "\n".join(lines) + "\n```"
+    if block.kind in ("callout", "tab") and block.label:
+        inner = [clean(line.lstrip("> ")) for line in block.text.splitlines() if line.strip()]
+        return f"{clean(block.label)}: " + "\n".join(inner)
+    return clean(block.text)
+
+
+def _list(block: Block, cand: Candidate, ph: Phrases | None) -> str:
+    items = block.items or []
+    lines = []
+    for i, item in enumerate(items[:MAX_ITEMS], 1):
+        first, *rest = item.splitlines()
+        lines.append(f"{i}. {clean(first)}" if block.ordered else f"- {clean(first)}")
+        lines.extend(f"   {clean(line.strip())}" for line in rest if line.strip())
+    if len(items) > MAX_ITEMS:
+        lines.append(_rest(cand, ph))
+    return "\n".join(lines)
+
+
+def _table(block: Block, rows: Sequence[int], cand: Candidate, ph: Phrases | None) -> str:
+    header = [clean(h) for h in block.header or []]
+    all_rows = block.rows or []
+    if rows:
+        return "\n".join(
+            "- "
+            + "; ".join(
+                f"{h}: {clean(v)}" if h else clean(v)
+                for h, v in zip(header, all_rows[i], strict=False)
+                if v
+            )
+            for i in rows
+        )
+    shown = all_rows[:MAX_ROWS]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(clean(c) for c in row) + " |" for row in shown]
+    if len(all_rows) > MAX_ROWS:
+        lines.append(_rest(cand, ph))
+    return "\n".join(lines)
+
+
+def _rest(cand: Candidate, ph: Phrases | None) -> str:
+    return phrase(ph, "rest_in", "The rest is in “{where}”.", where=cand.lead)
+
+
+def select_answer(
+    question: str,
+    passages: Sequence[PassageLike],
+    reading: Reading = ENGLISH,
+    ph: Phrases | None = None,
+) -> str:
+    """The selected answer, rendered and cited ("" when no block shares a term with it)."""
+    choice = best_choice(question, passages, reading)
+    return render(choice, choice.candidate.passage + 1, ph) if choice else ""
+
+
+def passage_text(
+    question: str, passage: PassageLike, reading: Reading = ENGLISH
+) -> tuple[str, str]:
+    """A passage as a language model should read it, with its heading path: its section's
+    blocks whole when the section is short, else the chosen block(s) of it (a procedure whole,
+    a table with its header). Only the passage's own section: the citation names it."""
+    own = _own(0, passage)
+    if not own:
+        return passage.breadcrumb, passage.text
+    asked = _asked(question, own, reading)
+    scored = [(_score(asked, c, k, reading), -k, c, k) for c in own for k in range(len(c.blocks))]
+    best, _, cand, k = max(scored, key=lambda s: s[:2])
+    if sum(len(b.text.split()) for b in cand.blocks) <= 2 * MAX_WORDS or best <= 0:
+        choice = Choice(cand, tuple(range(len(cand.blocks))), best)
+    else:
+        choice = _grown(asked, cand, k, best, reading)
+    return cand.lead, render(choice, 0).split("\n", 1)[1]

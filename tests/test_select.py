@@ -1,0 +1,171 @@
+"""Block selection from a section tree (self-made docs): each block kind read as it answers."""
+
+from __future__ import annotations
+
+from app.ingest.sections import build_sections
+from app.providers.chat.base import Passage
+from app.providers.chat.select import passage_text, select_answer, sentences
+
+GUIDE = """# Field notes app
+
+Field notes keeps your notes in a vault, a folder on your disk.
+
+## Keyboard shortcuts
+
+Use the following default shortcuts:
+
+- `Ctrl+N` opens a new note
+- `Ctrl+P` opens the command palette
+- `Ctrl+,` opens settings
+
+## Plans
+
+| Plan | Price | Devices |
+|---|---|---|
+| Basic | $0 | 1 |
+| Plus | $8 per month | 5 |
+| Team | $20 per month | 50 |
+
+## Sync
+
+Sync keeps vaults alike on every device. It was introduced approx. 2021 as v2.1 of the app.
+A change reaches other devices within 30 seconds. Conflicts keep both copies.
+
+## Install
+
+1. Download the installer.
+2. Run it:
+
+   ```sh
+   ./install.sh --quiet
+   ```
+
+3. Sign in.
+
+### Mobile
+
+#### On Android
+
+1. Open the Play Store.
+2. Search for Field notes and tap Install.
+
+#### On iOS
+
+1. Open the App Store.
+2. Tap Get.
+
+## Export API
+
+To export a vault from a script, call:
+
+```sh
+fieldnotes export --vault work --out work.zip
+```
+
+> **Warning:** An export holds every note in clear text.
+"""
+
+
+def passages() -> list[Passage]:
+    """One passage per section, each carrying its stored section and the article's tree."""
+    tree = tuple(build_sections("Field notes app", GUIDE))
+    return [
+        Passage(
+            id=f"guide#{i}",
+            doc_id="guide",
+            kind="doc",
+            title="Field notes app",
+            breadcrumb=" › ".join(["Field notes app", *s.path]),
+            text="",
+            section=s,
+            tree=tree,
+        )
+        for i, s in enumerate(tree)
+    ]
+
+
+def lines(question: str) -> list[str]:
+    return select_answer(question, passages()).splitlines()
+
+
+def test_a_list_is_quoted_whole_with_the_line_that_leads_into_it() -> None:
+    got = lines("What are the keyboard shortcuts?")
+    assert got[0] == "Field notes app › Keyboard shortcuts [2]:"  # heading path, cited
+    assert got[1:] == [
+        "Use the following default shortcuts:",
+        "- Ctrl+N opens a new note",
+        "- Ctrl+P opens the command palette",
+        "- Ctrl+, opens settings",
+    ]
+
+
+def test_a_price_is_the_table_row_with_its_column_names() -> None:
+    got = lines("How much does the Plus plan cost?")
+    assert got[0] == "Field notes app › Plans [3]:"
+    assert got[1:] == ["- Plan: Plus; Price: $8 per month; Devices: 5"]
+
+
+def test_a_comparison_gets_the_rows_it_names_and_a_table_question_the_table() -> None:
+    got = lines("What is the difference between Basic and Team?")
+    assert got[1:] == [
+        "- Plan: Basic; Price: $0; Devices: 1",
+        "- Plan: Team; Price: $20 per month; Devices: 50",
+    ]
+    whole = lines("What plans are there?")
+    assert "| Plan | Price | Devices |" in whole and len(whole) == 6  # lead, header, rule, 3 rows
+
+
+def test_a_duration_is_the_sentence_that_holds_it() -> None:
+    got = lines("How long does sync take to reach other devices?")
+    assert got == [
+        "Field notes app › Sync [4]:",
+        "A change reaches other devices within 30 seconds.",
+    ]
+
+
+def test_a_what_question_gets_the_paragraph() -> None:
+    got = lines("What is sync?")
+    assert got[0] == "Field notes app › Sync [4]:"
+    assert got[1].startswith("Sync keeps vaults alike on every device.")
+
+
+def test_a_procedure_keeps_its_code_and_a_tab_panel_answers_its_platform() -> None:
+    got = lines("How do I install the app?")
+    assert got[1:4] == ["1. Download the installer.", "2. Run it:", "   ```sh"]
+    assert got[-1] == "3. Sign in."
+    android = lines("How do I install it on Android?")
+    assert android[0] == "Field notes app › Install › Mobile [6]:"
+    assert android[1] == "On Android: 1. Open the Play Store."
+    assert "App Store" not in "\n".join(android)
+
+
+def test_code_comes_with_its_lead_in_and_a_callout_with_its_label() -> None:
+    got = lines("How do I export a vault from a script?")
+    assert got[1] == "To export a vault from a script, call:"
+    assert got[2:5] == ["```", "fieldnotes export --vault work --out work.zip", "```"]
+    warning = lines("Is an export in clear text?")
+    assert warning[-1] == "Warning: An export holds every note in clear text."
+
+
+def test_long_lists_point_to_the_rest() -> None:
+    body = "## Steps\n\n" + "\n".join(f"{i}. Do step {i}." for i in range(1, 13))
+    (_, steps) = build_sections("Long guide", body)
+    p = Passage("g#1", "g", "doc", "Long guide", "Long guide › Steps", "", section=steps)
+    got = select_answer("What are the steps?", [p]).splitlines()
+    assert got[-2] == "8. Do step 8."
+    assert got[-1] == "The rest is in “Long guide › Steps”."
+
+
+def test_sentences_respect_abbreviations_versions_and_decimals() -> None:
+    text = "It shipped Sep. 2021 as v2.1 and costs 3.5 credits, e.g. for teams. Then it grew."
+    assert sentences(text) == [
+        "It shipped Sep. 2021 as v2.1 and costs 3.5 credits, e.g. for teams.",
+        "Then it grew.",
+    ]
+
+
+def test_a_language_model_reads_the_chosen_blocks_under_the_heading_path() -> None:
+    sync = next(p for p in passages() if p.breadcrumb.endswith("Sync"))
+    crumb, text = passage_text("How long does sync take?", sync)
+    assert crumb == "Field notes app › Sync"
+    assert "within 30 seconds" in text and "Conflicts keep both copies." in text  # short: whole
