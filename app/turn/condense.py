@@ -26,6 +26,7 @@ from app.language.identifiers import (
     generic_identifiers,
     generic_vocabulary,
 )
+from app.language.lexicon import alternation
 from app.language.normalize import normalize
 from app.language.utterance import (
     asks_for_information,
@@ -903,14 +904,9 @@ def as_question(text: str, ids: Identifiers | None = None) -> str | None:
 # A standalone question does without them; they only pull its embedding towards small talk.
 # Language data (en/de/fr), no product or tenant words.
 # markers that may run straight into the question ("And what is…", "So it can…")
-_CONNECTIVE = r"and|but|so|then|also|oh|ah|hmm+|ok(?:ay)? so|und|et|alors"
+_CONNECTIVE = alternation("discourse.connective")
 # words that only act as markers when punctuation closes them: "No, I meant…" but "No one can…"
-_INTERJECTION = (
-    r"ok(?:ay)?|great|thanks?(?: you)?|thx|cool|nice|perfect|awesome|alright|all right|i see|"
-    r"got it|understood|interesting|well|now|right|sure|yes|no|yeah|hi|hello|hey|"
-    r"one (?:last|more|other) (?:thing|question)|another question|last question|"
-    r"danke|gut|alles klar|ja|nein|merci|d'accord|bon|oui|non"
-)
+_INTERJECTION = alternation("discourse.interjection")
 _LEADING_MARKERS = re.compile(
     rf"^(?:(?:(?:{_CONNECTIVE})(?![\w'’-])[\s,.!:;-]*)|(?:(?:{_INTERJECTION})\s*[,.!:;-]+\s*))+",
     re.IGNORECASE,
