@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final, NamedTuple, Protocol
 
+from app.language.detect import detect_language
 from app.language.identifiers import (
     Identifiers,
     Vocabulary,
@@ -30,7 +31,6 @@ from app.language.lexicon import alternation
 from app.language.normalize import normalize
 from app.language.utterance import (
     asks_for_information,
-    detect_language,
     first_person,
 )
 from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
@@ -881,7 +881,7 @@ def as_question(text: str, ids: Identifiers | None = None) -> str | None:
         return None
     if asks_for_information(core) or _NOT_A_FRAGMENT.match(core) or _PRONOUN.search(core):
         return None
-    if not core.isascii() or detect_language(core) not in (None, "en"):
+    if not core.isascii() or detect_language(core, fallback=None) not in (None, "en"):
         return None
     ids = ids or generic_identifiers()
     toks = _tokens(core)

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TypeVar
 
+from app.language.detect import detect_language
 from app.language.spelling import Speller
 from app.language.synonyms import EMPTY, SynonymTable, expand_query
 from app.language.text import answer_sentences
-from app.language.utterance import detect_language
 from app.providers import budget
 from app.providers.dictionary import LANGUAGES as DICTIONARY_LANGUAGES
 from app.providers.dictionary import known_words
@@ -236,7 +236,7 @@ async def retrieve(
     if tuning.repair_query_spelling:
         corpus_language = filt.locale or DEFAULT_LOCALE
         # the dictionary must be the language the customer wrote in, and the corpus's
-        language = detect_language(condensed or original) or corpus_language
+        language = detect_language(condensed or original, fallback=corpus_language)
         speller = await _speller(backend, filt, language) if language == corpus_language else None
         if speller is not None:
             original, condensed, repairs = repair_spelling(original, condensed, speller)

@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from app.language.detect import detect_language
 from app.language.identifiers import Vocabulary
 from app.language.lexicon import alternation, matcher
 from app.language.normalize import normalize
@@ -49,7 +50,6 @@ from app.language.utterance import (
     asks_how_to_remove_someone,
     asks_what_would_be_charged,
     asks_where_to_find,
-    detect_language,
     first_person,
 )
 from app.providers.embeddings.base import Embedder
@@ -438,7 +438,7 @@ class Router:
 
     def _language(self, text: str) -> str:
         """An exemplar's language for balancing the fit (the default when too short to tell)."""
-        return detect_language(text, self.tenant.locales) or self.tenant.default_locale
+        return detect_language(text, self.tenant.locales, fallback=self.tenant.default_locale)
 
     async def classify(self, text: str) -> Route:
         """(intent, intent_score, sentiment) for one message."""

@@ -42,9 +42,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.language.detect import detect_language
 from app.language.synonyms import EMPTY, SynonymTable, covered_terms
 from app.language.text import is_code, table_blocks, table_rows, term_set
-from app.language.utterance import detect_language
 from app.language.words import fold_terms
 from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
@@ -231,7 +231,7 @@ class OfflineReranker:
         terms = subject_terms(query)  # "how long … take": the duration type speaks for those
         # a German or French question is matched after its language's light stemming as well
         # ("Rechnung" covers "Rechnungen", "finde" covers "finden"); English as before
-        terms, stem = fold_terms(terms, detect_language(query) or "en")
+        terms, stem = fold_terms(terms, detect_language(query))
         asked = asked_types(query)
         shows = [[shows_type(k, text) for k in asked] for text in texts]
         rarity = _rarity(shows, self.weights.answer_type_rarity)
