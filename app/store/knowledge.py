@@ -45,6 +45,13 @@ class ArticleRepo:
     async def count(self, filter: dict[str, Any] | None = None) -> int:
         return int(await self._c.count_documents(filter or {}))
 
+    async def published_locales(self) -> set[str]:
+        """The languages the published articles are written in."""
+        cursor = await self._c.aggregate(
+            [{"$match": {"status": "published"}}, {"$group": {"_id": "$locale"}}]
+        )
+        return {str(d["_id"]) async for d in cursor if d.get("_id")}
+
     async def titles_beyond(
         self, audiences: Sequence[str], locale: str
     ) -> builtins.list[tuple[str, str, str]]:

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from app import spend
 from app.errors import InvalidInput, MessageTooLong, StoreUnavailable
 from app.identity import Principal
+from app.language.detect import detect_language
 from app.language.identifiers import Identifiers
-from app.language.utterance import detect_language
 from app.links import article_url, link_key
 from app.providers import budget
 from app.providers.chat.base import Passage, Usage
@@ -251,7 +251,6 @@ async def _answer(
                     locale,
                     previous_message=previous_message,
                 )
-            locale = retrieval_locale  # the answer's language is its passages' language
             if carried is not None:  # what was searched is what the answer reads
                 cond = replace(cond, standalone_question=carried)
             if retrieval.repairs:  # the question as searched: the answer reads the same words
@@ -559,7 +558,7 @@ def reply_locale(
 ) -> str:
     """The language to answer in: the message's own, else the conversation's, else the
     customer's locale, else the tenant's default (all limited to the tenant's templates)."""
-    detected = detect_language(message, tenant.locales)
+    detected = detect_language(message, tenant.locales, fallback=None)
     for candidate in (
         detected,
         previous.language if previous else None,
@@ -609,7 +608,7 @@ async def _retrieve_in_language(
     message that names its own subject ("more details of E. E. Cummings": F1 0.577 → 0.310).
     """
     own = normalize_locale(own_locale) if own_locale else None
-    order = [own] if own else list(dict.fromkeys([locale, services.tenant.default_locale]))
+    order = [own] if own else await _search_locales(services, locale)
 
     async def search(message: str, query: str) -> tuple[RetrievalResult, str]:
         result: RetrievalResult | None = None
@@ -650,6 +649,15 @@ async def _retrieve_in_language(
         " weak: the customer did not name it"
     )
     return replace(second, confidence="weak", confidence_reason=why), used, query
+
+
+async def _search_locales(services: Services, locale: str) -> list[str]:
+    """For an anonymous visitor: the reply language, the tenant's default, then any other
+    language the docs are written in (a German-only folder answers an English question from
+    its German pages, framed in English); languages with no published article are skipped."""
+    have = await services.store.articles.published_locales()
+    order = dict.fromkeys([locale, services.tenant.default_locale, *sorted(have)])
+    return [code for code in order if code in have] or [locale]
 
 
 async def _plan_notice(
