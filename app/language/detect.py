@@ -7,7 +7,8 @@ tenant's locales), renormalised over them, which is what the library's own `set_
 
 Too little to go on — fewer than two words of two letters once identifiers (anything with a
 digit) are removed, or no candidate the model is sure of — gives `fallback`: the caller knows better
-(the conversation's language, the customer's locale, the tenant's default).
+(the conversation's language, the customer's locale, the tenant's default). Without one, None,
+as the function it replaces answered.
 """
 
 from __future__ import annotations
@@ -49,11 +50,13 @@ def language_shares(text: str, candidates: Iterable[str]) -> dict[str, float]:
 
 
 @overload
-def detect_language(text: str, candidates: Iterable[str] = ..., fallback: str = ...) -> str: ...
+def detect_language(text: str, candidates: Iterable[str] = ..., *, fallback: str) -> str: ...
 @overload
-def detect_language(text: str, candidates: Iterable[str], fallback: None) -> str | None: ...
 def detect_language(
-    text: str, candidates: Iterable[str] = ("en", "de", "fr"), fallback: str | None = "en"
+    text: str, candidates: Iterable[str] = ..., fallback: None = ...
+) -> str | None: ...
+def detect_language(
+    text: str, candidates: Iterable[str] = ("en", "de", "fr"), fallback: str | None = None
 ) -> str | None:
     """The language of `text` among `candidates`, or `fallback` when it is too short or
     ambiguous to tell."""
