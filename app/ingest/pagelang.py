@@ -105,7 +105,7 @@ def default_detector() -> Detector:
     """The text detector the project has: `app.language.detect` when present, else the
     function-word detector in `app.language.utterance`."""
     try:
-        from app.language.detect import detect_language  # type: ignore[import-not-found]
+        from app.language.detect import detect_language
     except ImportError:
         from app.language.utterance import detect_language
     return lambda text: detect_language(text)

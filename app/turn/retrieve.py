@@ -236,7 +236,7 @@ async def retrieve(
     if tuning.repair_query_spelling:
         corpus_language = filt.locale or DEFAULT_LOCALE
         # the dictionary must be the language the customer wrote in, and the corpus's
-        language = detect_language(condensed or original, fallback=corpus_language)
+        language = detect_language(condensed or original) or corpus_language
         speller = await _speller(backend, filt, language) if language == corpus_language else None
         if speller is not None:
             original, condensed, repairs = repair_spelling(original, condensed, speller)

@@ -438,7 +438,7 @@ class Router:
 
     def _language(self, text: str) -> str:
         """An exemplar's language for balancing the fit (the default when too short to tell)."""
-        return detect_language(text, self.tenant.locales, fallback=self.tenant.default_locale)
+        return detect_language(text, self.tenant.locales) or self.tenant.default_locale
 
     async def classify(self, text: str) -> Route:
         """(intent, intent_score, sentiment) for one message."""

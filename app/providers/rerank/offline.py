@@ -231,7 +231,7 @@ class OfflineReranker:
         terms = subject_terms(query)  # "how long … take": the duration type speaks for those
         # a German or French question is matched after its language's light stemming as well
         # ("Rechnung" covers "Rechnungen", "finde" covers "finden"); English as before
-        terms, stem = fold_terms(terms, detect_language(query, fallback="en"))
+        terms, stem = fold_terms(terms, detect_language(query) or "en")
         asked = asked_types(query)
         shows = [[shows_type(k, text) for k in asked] for text in texts]
         rarity = _rarity(shows, self.weights.answer_type_rarity)
