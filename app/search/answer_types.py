@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from app.language.lexicon import alternation
 from app.language.text import content_terms, is_code
 
 _ASKS = {
@@ -47,11 +48,8 @@ _SHOWS = {
         re.I,
     ),
     "duration": re.compile(
-        r"\b\d+(?:[.,]\d+)?\s*(?:[-–]\s*\d+\s*)?(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|"
-        r"days?|weeks?|months?|years?|sekunden?|minuten?|stunden?|tagen?|tage|wochen?|monaten?|"
-        r"monate|jahren?|jahre|secondes?|heures?|jours?|semaines?|mois|ans|ann[ée]es?)\b"
-        r"|\b(?:an?|one|two|three|four|five|six|ten|twelve)\s+"
-        r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b",
+        rf"\b\d+(?:[.,]\d+)?\s*(?:[-–]\s*\d+\s*)?(?:{alternation('units.duration')})\b"
+        rf"|\b(?:{alternation('units.count_words')})\s+(?:{alternation('units.duration')})\b",
         re.I,
     ),
     "quantity": re.compile(r"\d"),
