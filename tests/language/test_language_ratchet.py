@@ -12,7 +12,7 @@ from scripts.count_rules import count, count_file
 # held 5,869 lines, 155 regexes, 2,043 branches and 1,144 listed words (the ten files alone:
 # 5,203, 142, 2,027 and 901). Since then app/language/normalize.py (the one normalisation entry
 # point, 119 lines, 4 regexes, 4 branches, 156 listed words) is counted too.
-CEILING = {"lines": 5350, "regexes": 150, "branches": 1629, "words": 531}
+CEILING = {"lines": 5350, "regexes": 149, "branches": 1628, "words": 529}
 
 
 def test_the_layer_does_not_grow() -> None:
