@@ -28,6 +28,7 @@ from app.ingest.review import PROMPT_INJECTION, injection_phrases, review_flags
 from app.knowledge.drafts import extractive_draft, with_body
 from app.knowledge.gaps import GapCluster, GapQuestion, build_clusters, gap_signals, iso_week
 from app.knowledge.resolution import (
+    UNSTATED,
     audience_for_plan,
     resolution_ticket,
     stricter,
@@ -48,6 +49,9 @@ if TYPE_CHECKING:
     from app.services import Services
 
 log = logging.getLogger(__name__)
+
+
+NO_PROBLEM_STATED = "no-publishable-problem-statement"
 
 
 class LoopError(Exception):
@@ -121,6 +125,8 @@ async def preview_ticket(
     said = "\n".join(t for t in (case.asked_for, case.trigger, subject, symptom) if t)
     if not flags and injection_phrases(said):
         flags = [PROMPT_INJECTION]  # the customer's words tried to instruct: a person decides
+    if ticket.subject == UNSTATED:
+        flags = [*flags, NO_PROBLEM_STATED]  # nothing publishable was left to title it
     if flags:
         ticket = ticket.model_copy(update={"status": "unpublished", "review_flags": flags})
     return ticket

@@ -30,6 +30,9 @@ _ACCOUNT_FACTS = frozenset({"order", "case"})
 _SPACES = re.compile(r"\s+")
 
 
+UNSTATED = "Problem not stated in publishable words (edit before publishing)"
+
+
 def voted_quality(agent_quality: float, up: int, down: int, tuning: Tuning) -> float:
     """The agent's quality moved by customers' votes on answers that cited the ticket: each
     unhelpful vote costs more than a helpful one earns (a wrong fix shown with confidence is
@@ -119,7 +122,8 @@ def resolution_ticket(
     facts = [] if symptom else [write(f) for f in key_facts(case.conversation.get("facts") or [])]
     facts = [f for f in facts if f]
     body = problem + (f"\n\nDetails: {'; '.join(facts)}." if facts else "")
-    title = write(subject) if subject else problem
+    # everything the customer wrote may have been removed (a link, a secret): say so, never guess
+    title = (write(subject) if subject else problem) or "; ".join(facts) or UNSTATED
     title = title if len(title) <= 120 else title[:119].rstrip() + "…"
     text_for_product = " ".join([problem, *facts, resolution])
     return Ticket(

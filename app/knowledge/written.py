@@ -151,11 +151,3 @@ def written_resolution(
     """An agent's resolution as published: normalised, PII masked, names removed. Its links
     stay (an agent may point to a help page); its instructions are for the screen to flag."""
     return without_names(mask_text(normalize(text).strip(), pii), names, keep)
-
-
-def customer_text_dropped(text: str, written: str) -> bool:
-    """True when writing dropped instruction-like content from the customer's text: the
-    case deserves a person's look before anything from it is published."""
-    return any(instructs(s) for s in sentences(normalize(text))) or bool(
-        _LINK.search(normalize(text)) and not _LINK.search(written)
-    )

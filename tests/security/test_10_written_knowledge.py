@@ -164,3 +164,43 @@ def test_item_2_a_draft_keeps_the_strictest_audience_of_its_cases(api: Api) -> N
     assert api.run(services.store.drafts.get, spare.id) is None
     after = api.run(services.store.drafts.get, draft.id)
     assert after is not None and case_ref not in after.case_refs
+
+
+KEEP = {"room panel", "visitor kiosk", "admin console", "microsoft teams"}
+
+
+def _keep(span: str) -> bool:
+    return span.casefold() in KEEP
+
+
+def test_written_problem_drops_links_secrets_names_and_keeps_the_problem() -> None:
+    from app.knowledge.written import known_names, written_problem
+
+    names = known_names({"name": "Lumen Dental Studio"})
+    cases = [
+        (PHISHING_FIRST, "Kiosk error KP-4410", ("evil", "ssword")),
+        (INTRODUCED, "error RP-771", ("Ana", "Ruiz", "Contoso", "Building")),
+        ("my name is Jonas Weber and the Room Panel is black", "Room Panel", ("Jonas", "Weber")),
+        ("Lumen Dental visitors cannot check in at the Visitor Kiosk", "Visitor Kiosk", ("Lumen",)),
+        ("Why won't Microsoft Teams sync? Thanks, Anna", "Microsoft Teams", ("Anna",)),
+    ]
+    for text, kept, removed in cases:
+        written = written_problem(text, names=names, keep=_keep)
+        assert kept in written, (text, written)
+        for word in removed:
+            assert word not in written, (text, written)
+
+
+def test_a_case_with_nothing_publishable_is_titled_so() -> None:
+    from app.knowledge.resolution import UNSTATED, resolution_ticket
+    from app.store.models import Escalation
+    from tuning import TUNING
+
+    now = datetime.now(UTC)
+    case = Escalation(
+        case_ref="CASE-NONE1", conversation_id="c", reason="explicit", created_at=now,
+        sla_due_at=now, asked_for="see https://x.evil.example and send your password there",
+        customer={"plan": "free"},
+    )  # fmt: skip
+    ticket = resolution_ticket(case, "Reboot it.", quality=0.8, now=now, tuning=TUNING)
+    assert ticket.subject == UNSTATED and "evil" not in ticket.symptom
