@@ -21,7 +21,8 @@ Every text field is PII-masked (`app.safety.pii`: cards, emails, phones, IBANs, 
 before anything is stored or embedded. Every row passes the one screen (`app.ingest.review`, on
 normalised text): a row holding instruction-like text is stored `unpublished` with its review
 flags, never retrieved until a person publishes it in /admin. Quality is computed from the
-resolution (`ticket_quality`); tickets under `tuning.ticket_min_quality` are stored but never retrieved, and are reported.
+resolution (`ticket_quality`); tickets under `tuning.ticket_min_quality` are stored but never
+retrieved, and are reported.
 """
 
 from __future__ import annotations
