@@ -55,3 +55,12 @@ async def test_a_file_with_leaks_still_loads_and_is_reported(store: Store, tmp_p
     assert sorted(report.ingested) == ["odd", "ok"]
     assert "1 leaked template markers in 1 files" in report.counts()
     assert any("leaked marker" in w.reason for w in report.warnings)
+
+
+def test_links_to_a_page_that_did_not_load_become_text(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nSee [b](b.md) and [c](c.md).\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text("---\ntitle: B\n---\n", encoding="utf-8")  # empty: rejected
+    (tmp_path / "c.md").write_text("---\nstatus: draft\n---\n# C\n\nDraft.\n", encoding="utf-8")
+    corpus = load_corpus(tmp_path, 100_000, default_audience="all")
+    (a,) = [x for x in corpus.articles if x.slug == "a"]
+    assert a.body == "See b and c."

@@ -301,3 +301,9 @@ def test_language_from_a_region_suffix_and_the_folder_majority() -> None:
     votes = iter(["fr", "en", "fr"])  # the detector's guesses for the undeclared pages
     # one guess of "en" does not make a page of a French folder English
     assert page_locales(pages, detect=lambda _: next(votes)) == ["fr-FR", "fr", "fr", "de", "fr"]
+
+
+def test_a_link_whose_text_runs_over_a_line_break_resolves() -> None:
+    _, links = _folder()
+    out = normalise("See [the plans\nfor teams](../plans.md#annual) now.", links=links.resolve)
+    assert out == "See [the plans\nfor teams](/help/plans#annual) now.\n"

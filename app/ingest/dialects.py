@@ -113,6 +113,10 @@ _SNIPPET = re.compile(r"^ {0,3}-{1,2}8<-{1,2}[ \t]*(.*)$")
 _LINK = re.compile(
     r"(?<!!)\[((?:[^\[\]\n]|\[[^\]\n]*\])*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)"
 )
+_MULTILINE_LINK = re.compile(
+    r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*\n(?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]*)>?"
+    r"(?:\s+\"[^\"]*\")?\s*\)"
+)
 _REF_DEF = re.compile(r"^( {0,3}\[[^\]]+\]:[ \t]*)<?(\S+?)>?((?:[ \t]+.*)?)$")
 _TEXT_PROP = re.compile(
     r"\b(?:k|keys?|label|title|text|children|name|shortcut|value)="
@@ -572,7 +576,10 @@ def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> s
         if line.strip() and not line.lstrip().startswith("|"):
             line = _SPACE_BEFORE_PUNCT.sub(r"\1", line)  # where a removed tag or icon stood
         lines.append(line.rstrip() if line.strip() else "")
-    return _restore("\n".join(lines), spans)
+    text = "\n".join(lines)
+    if ctx.links is not None and "](" in text:  # a link whose text runs over a line break
+        text = _MULTILINE_LINK.sub(partial(_link, ctx=ctx, plain=False), text)
+    return _restore(text, spans)
 
 
 def _tags(line: str, ctx: _Context) -> str:

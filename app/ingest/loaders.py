@@ -599,9 +599,30 @@ def load_corpus(
             result.errors.append(LoadError(src.shown, str(exc)))
             continue
         result.articles.append(article.model_copy(update={"source_path": src.shown}))
+    result.articles = _unlink_missing(result.articles)
     result.claimed_slugs = claimed
     result.errors.sort(key=lambda e: e.path)
     return result
+
+
+_HELP_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\(/help/([a-z0-9_-]+)(#[^)\s]*)?\)")
+
+
+def _unlink_missing(articles: list[Article]) -> list[Article]:
+    """Links to a page that did not load, or is not published, become plain text: a help page
+    never links to a 404."""
+    served = {a.slug for a in articles if a.status == "published"}
+
+    def repl(m: re.Match[str]) -> str:
+        return m.group(0) if m.group(2) in served else m.group(1)
+
+    out = []
+    for article in articles:
+        body = _HELP_LINK.sub(repl, article.body)
+        out.append(
+            article if body == article.body else finalize(article.model_copy(update={"body": body}))
+        )
+    return out
 
 
 def _normalise_all(kept: list[_Source]) -> list[tuple[_Source, str, list[str]]]:
