@@ -95,3 +95,18 @@ def test_crawl_parse_separates_code_and_collects_links_and_anchors() -> None:
     assert _internal(base, base + "/help/a", "/help/other#top") == base + "/help/other#top"
     assert _internal(base, base + "/help/a", "https://example.com/") is None
     assert _internal(base, base + "/help/a", "mailto:x@y") is None
+
+
+def test_a_percent_encoded_anchor_matches_its_heading_id() -> None:
+    from scripts.zoo.crawl import Crawler
+
+    class Client:
+        def get(self, url: str, follow_redirects: bool = True):
+            import httpx
+
+            body = '<h2 id="th\u00e8me">Th\u00e8me</h2>'
+            return httpx.Response(200, text=body, headers={"content-type": "text/html"})
+
+    crawler = Crawler(Client(), "http://127.0.0.1:9")  # type: ignore[arg-type]
+    assert crawler._link_problem("http://127.0.0.1:9/help/p#th%C3%A8me") is None
+    assert crawler._link_problem("http://127.0.0.1:9/help/p#other") == "no anchor #other"

@@ -7,7 +7,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
-from urllib.parse import urldefrag, urljoin, urlsplit
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 import httpx
 
@@ -150,6 +150,6 @@ class Crawler:
         status, page = self.get(bare)
         if status != 200:
             return f"status {status}"
-        if fragment and page is not None and fragment not in page.ids:
+        if fragment and page is not None and not {fragment, unquote(fragment)} & page.ids:
             return f"no anchor #{fragment}"
         return None
