@@ -12,6 +12,7 @@ from app.turn.escalate import (
     build_packet,
     decide,
     is_breached,
+    may_self_serve,
     next_failed_turns,
     sla_due,
     turn_outcome,
@@ -51,6 +52,53 @@ def test_signals_in_order(
     assert d.escalate is (expected is not None)
     assert d.reason == expected
     assert d.explain()
+
+
+@pytest.mark.parametrize(
+    ("intent", "explicit", "person_only", "expected"),
+    [
+        ("data_deletion", False, (), True),
+        ("cancellation", False, ("refund_request",), True),
+        ("refund_request", False, ("refund_request",), False),  # the tenant keeps it
+        ("data_deletion", True, (), False),  # a person was asked for
+        ("legal", False, (), False),  # never self-served
+        ("billing_dispute", False, (), False),
+        ("human_handoff", False, (), False),
+        ("how_to", False, (), False),  # not a policy request at all
+    ],
+)
+def test_which_policy_requests_may_be_self_served(
+    intent: str, explicit: bool, person_only: tuple[str, ...], expected: bool
+) -> None:
+    assert may_self_serve(intent, explicit_request=explicit, person_only=person_only) is expected
+
+
+@pytest.mark.parametrize(
+    ("intent", "explicit", "escalates"),
+    [
+        ("data_deletion", False, False),
+        ("cancellation", False, False),
+        ("legal", False, True),  # a found procedure never overrides these
+        ("billing_dispute", False, True),
+        ("human_handoff", False, True),
+        ("data_deletion", True, True),
+    ],
+)
+def test_a_found_procedure_gives_way_only_for_self_serve_intents(
+    intent: str, explicit: bool, escalates: bool
+) -> None:
+    d = decide(
+        intent=intent,
+        explicit_request=explicit,
+        sentiment="neutral",
+        outcome="success",
+        failed_turns=0,
+        tuning=TUNING,
+        self_serve=True,
+    )
+    assert d.escalate is escalates
+    assert d.self_serve is not escalates
+    assert ("self-serve" in d.explain()) is not escalates
 
 
 def test_failed_turn_counting() -> None:

@@ -1,8 +1,11 @@
-"""Self-serve first: a docs-only tenant has no refund desk unless its tenant file names one."""
+"""Self-serve first (DESIGN 6.1, issue 38 item 4): a policy request with a documented self-serve
+procedure gets it and the offer of a person unless the tenant marks it person-only."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,3 +55,144 @@ def test_a_refund_question_is_answered_from_the_docs_not_handed_off(tmp_path: Pa
         assert "person" in reply["content"]  # and the offer of one, in the same message
         conv_doc = api.run(api.services.store.conversations.get, conv)
         assert conv_doc is not None and conv_doc.status != "escalated"
+
+
+# -- self-serve first for policy requests (DESIGN 6.1): a documented procedure, or a person ----
+
+DELETE_ACCOUNT = """---
+title: Deleting your account
+audience: all
+---
+# Deleting your account
+
+## How do I delete my account?
+
+You can delete your account yourself at any time from your account settings:
+
+1. Sign in and open Settings → Account.
+2. Choose Delete account at the bottom of the page.
+3. Type your password and select Confirm deletion.
+
+The account is deleted within 24 hours and cannot be restored afterwards.
+"""
+
+SUPPRIMER_COMPTE = """---
+title: Supprimer votre compte
+audience: all
+locale: fr
+---
+# Supprimer votre compte
+
+## Comment supprimer mon compte ?
+
+Vous pouvez supprimer votre compte vous-même à tout moment depuis les paramètres :
+
+1. Connectez-vous et ouvrez Paramètres → Compte.
+2. Choisissez Supprimer le compte en bas de la page.
+3. Saisissez votre mot de passe et sélectionnez Confirmer la suppression.
+
+Le compte est supprimé sous 24 heures et ne peut pas être restauré.
+"""
+
+REFUND_WINDOW = """---
+title: Refund policy
+audience: all
+---
+# Refund policy
+
+## How long do I have to request a refund?
+
+You can get a refund within 14 days of the purchase. After 14 days purchases are not refunded.
+"""
+
+# a refund desk (refund_request escalates) that keeps refunds with a person
+REFUND_DESK = """escalateIntents:
+  [billing_dispute, cancellation, data_deletion, human_handoff, legal, refund_request]
+personOnly: [refund_request]
+"""
+
+
+def _docs(folder: Path, tenant_file: str) -> Path:
+    folder.mkdir()
+    (folder / "delete-account.md").write_text(DELETE_ACCOUNT)
+    (folder / "supprimer-compte.md").write_text(SUPPRIMER_COMPTE)
+    (folder / "refund-policy.md").write_text(REFUND_WINDOW)
+    (folder / "tenant.yaml").write_text(tenant_file)
+    return folder
+
+
+def _ask(api: Any, text: str) -> tuple[dict[str, Any], str]:
+    """One message in a new conversation: the stored reply and the conversation's status."""
+    headers = api.session(None)
+    conv = api.conversation(headers)
+    api.send(headers, conv, text)
+    reply = api.messages(conv)[-1]
+    doc = api.run(api.services.store.conversations.get, conv)
+    assert doc is not None
+    return reply, doc.status
+
+
+@pytest.fixture(scope="module")
+def refund_desk_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    folder = _docs(tmp_path_factory.mktemp("selfserve") / "docs", REFUND_DESK)
+    with running_app(articles_dir=folder, seed_on_start=True) as api:
+        yield api
+
+
+def test_a_documented_self_serve_request_gets_the_steps_and_the_offer_of_a_person(
+    refund_desk_api: Any,
+) -> None:
+    reply, status = _ask(refund_desk_api, "How do I delete my account?")
+    meta, text = reply["meta"], reply["content"]
+    assert meta["intent"] == "data_deletion", meta["intent"]
+    assert meta["escalated"] is False and meta.get("caseRef") is None, text
+    assert status != "escalated"
+    assert "Settings → Account" in text and "Confirm deletion" in text, text  # the steps
+    assert "connect you with a person" in text, text  # and a person, in the same message
+    assert "self-serve procedure" in meta["escalationExplanation"]
+    assert "person-only" in meta["escalationExplanation"]
+
+
+def test_a_self_serve_request_in_french_gets_the_french_steps_and_offer(
+    refund_desk_api: Any,
+) -> None:
+    reply, status = _ask(refund_desk_api, "Comment supprimer mon compte ?")
+    text = reply["content"]
+    assert reply["meta"]["escalated"] is False and status != "escalated", text
+    assert "Supprimer le compte" in text, text
+    assert "mette en relation avec une personne" in text, text
+
+
+def test_a_request_without_a_documented_procedure_is_handed_off(refund_desk_api: Any) -> None:
+    reply, status = _ask(refund_desk_api, "Cancel my subscription")
+    meta = reply["meta"]
+    assert meta["intent"] == "cancellation", meta["intent"]
+    assert meta["escalated"] is True and meta["escalationReason"] == "policy"
+    assert meta["caseRef"] and meta["caseRef"] in reply["content"]
+    assert status == "escalated"
+
+
+def test_a_question_about_a_person_only_policy_is_answered_from_the_docs(
+    refund_desk_api: Any,
+) -> None:
+    reply, status = _ask(refund_desk_api, "How long do I have to request a refund?")
+    assert reply["meta"]["escalated"] is False and status != "escalated", reply["content"]
+    assert "14 days" in reply["content"], reply["content"]
+
+
+def test_a_person_only_request_is_handed_off_without_the_procedure(tmp_path: Path) -> None:
+    folder = _docs(tmp_path / "docs", "personOnly: [data_deletion]\n")
+    with running_app(articles_dir=folder, seed_on_start=True) as api:
+        reply, status = _ask(api, "How do I delete my account?")
+    meta, text = reply["meta"], reply["content"]
+    assert meta["escalated"] is True and meta["escalationReason"] == "policy", text
+    assert meta["caseRef"] and meta["caseRef"] in text
+    assert status == "escalated"
+    assert "Confirm deletion" not in text and "Settings → Account" not in text
+
+
+def test_person_only_names_policy_intents_only(tmp_path: Path) -> None:
+    (tmp_path / "tenant.yaml").write_text("personOnly: [how_to]\n")
+    with pytest.raises(ValueError, match="policy set"):
+        load_tenant(tmp_path)
+    assert load_tenant(None).person_only == ()

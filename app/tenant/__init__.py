@@ -156,6 +156,10 @@ class Tenant(_Strict):
     escalate_intents: tuple[str, ...] = Field(
         tuple(sorted(POLICY_INTENTS)), alias="escalateIntents"
     )
+    # policy intents a person must always handle, even when the docs give a self-serve procedure
+    # (DESIGN 6.1); the others among refund_request/cancellation/data_deletion get the procedure
+    # and the offer of a person when retrieval finds it with a strong passage
+    person_only: tuple[str, ...] = Field((), alias="personOnly")
     # phrases that *are* the policy (an authority boundary), by intent: "chargeback" is a dispute
     # whatever the classifier thinks. Matched as whole words, case-insensitively, any language.
     policy_phrases: dict[str, tuple[str, ...]] = Field({}, alias="policyPhrases")
@@ -199,12 +203,12 @@ class Tenant(_Strict):
                 raise ValueError(f"synonyms[{i}] repeats a term: {list(group)}")
         return value
 
-    @field_validator("escalate_intents")
+    @field_validator("escalate_intents", "person_only")
     @classmethod
     def _closed_policy_set(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         extra = set(value) - POLICY_INTENTS
         if extra:
-            raise ValueError(f"escalateIntents outside the policy set: {sorted(extra)}")
+            raise ValueError(f"intents outside the policy set: {sorted(extra)}")
         return value
 
     @field_validator("exemplar_patterns")

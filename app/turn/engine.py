@@ -46,6 +46,7 @@ from app.turn.escalate import (
     build_packet,
     decide,
     handoff_reply,
+    may_self_serve,
     next_failed_turns,
     policy_escalates,
     turn_outcome,
@@ -224,7 +225,11 @@ async def _answer(
         phrases=tenant.templates.get(locale),
     )
     tool_results: list[ToolResult] = []
-    if policy_escalates(cond.intent, tuning, tenant.escalate_intents):
+    # a policy request the docs may answer with a self-serve procedure retrieves before deciding
+    self_servable = may_self_serve(
+        cond.intent, explicit_request=cond.explicit_human_request, person_only=tenant.person_only
+    )
+    if policy_escalates(cond.intent, tuning, tenant.escalate_intents) and not self_servable:
         decision = decide(
             intent=cond.intent,
             explicit_request=cond.explicit_human_request,
@@ -278,6 +283,7 @@ async def _answer(
             failed_turns=failed,
             tuning=tuning,
             tenant_intents=tenant.escalate_intents,
+            self_serve=self_servable and retrieval is not None and retrieval.confidence == "strong",
         )
 
     passages = list(retrieval.passages) if retrieval else []
@@ -383,6 +389,10 @@ async def _answer(
     else:
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
         text = await generate(stream=True)
+        if decision.self_serve:  # the procedure, and a person if the customer still wants one
+            offer = f"\n\n{tenant.text('offer_person', locale)}"
+            await sink.delta(offer)
+            text += offer
 
     latency["total"] = _ms(started)
     trace = TurnTrace(

@@ -19,14 +19,24 @@ from tuning import Tuning
 Reason = Literal["policy", "explicit", "frustration", "failed_turns"]
 Outcome = Literal["success", "partial", "failed", "neutral"]
 NEGATIVE_SENTIMENTS = frozenset({"frustrated", "angry"})
+# DESIGN 6.1: policy *requests* the customer can often do themselves (close an account, cancel a
+# plan, request a refund in the app). Legal, billing disputes and asking for a person never are.
+SELF_SERVE_INTENTS = frozenset({"refund_request", "cancellation", "data_deletion"})
 
 
 @dataclass(frozen=True)
 class Decision:
     escalate: bool
     reason: Reason | None = None
+    self_serve: bool = False  # a policy request answered with its documented procedure
 
     def explain(self) -> str:
+        if self.self_serve:
+            return (
+                "not escalated: the tenant's docs give a self-serve procedure for this request "
+                "(found with a strong passage) and the tenant file does not mark it person-only; "
+                "the reply offers a person"
+            )
         return {
             None: "no escalation signal fired",
             "policy": "the request is one a person must handle (policy intent)",
@@ -44,6 +54,12 @@ def policy_escalates(
     if tenant_intents is not None and intent not in tenant_intents:
         return False
     return intent in tuning.always_escalate_intents
+
+
+def may_self_serve(intent: str, *, explicit_request: bool, person_only: Collection[str]) -> bool:
+    """A policy request the docs may answer first (retrieval runs before deciding): one of the
+    self-serve intents, not marked person-only by the tenant, and no person asked for."""
+    return intent in SELF_SERVE_INTENTS and intent not in person_only and not explicit_request
 
 
 def turn_outcome(
@@ -76,6 +92,7 @@ def decide(
     failed_turns: int,
     tuning: Tuning,
     tenant_intents: Collection[str] | None = None,
+    self_serve: bool = False,
 ) -> Decision:
     """Signals in order: policy, explicit request, frustration + failure, failed streak.
 
@@ -85,10 +102,16 @@ def decide(
 
     Asking for a person is the explicit signal whether it was typed ("can I talk to a human?",
     intent `human_handoff`) or the button: it is not a policy intent's authority boundary.
+
+    `self_serve`: the docs answered this policy request with a self-serve procedure (a strong
+    passage; see `may_self_serve`), so the policy signal gives way to that answer and a person
+    is offered in the same reply instead of brought in.
     """
     if intent == "human_handoff":
         return Decision(True, "explicit")
     if policy_escalates(intent, tuning, tenant_intents):
+        if self_serve and intent in SELF_SERVE_INTENTS and not explicit_request:
+            return Decision(False, self_serve=True)
         return Decision(True, "policy")
     if explicit_request:
         return Decision(True, "explicit")
