@@ -9,11 +9,13 @@ import pytest
 
 from app.store.models import Conversation, Customer, Escalation
 from app.turn.escalate import (
+    Decision,
     build_packet,
     decide,
     is_breached,
     may_self_serve,
     next_failed_turns,
+    settle_self_serve,
     sla_due,
     turn_outcome,
 )
@@ -99,6 +101,15 @@ def test_a_found_procedure_gives_way_only_for_self_serve_intents(
     assert d.escalate is escalates
     assert d.self_serve is not escalates
     assert ("self-serve" in d.explain()) is not escalates
+
+
+def test_a_self_serve_reply_without_steps_is_handed_off_as_policy() -> None:
+    found = Decision(False, self_serve=True)
+    steps = "You can do it yourself:\n1. Open Settings.\n2. Choose Delete account."
+    assert settle_self_serve(found, steps) == found
+    quoted = "People can ask for their data to be deleted [1]."
+    assert settle_self_serve(found, quoted) == Decision(True, "policy")
+    assert settle_self_serve(Decision(False), quoted) == Decision(False)  # not self-serve: as is
 
 
 def test_failed_turn_counting() -> None:

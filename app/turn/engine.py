@@ -49,6 +49,7 @@ from app.turn.escalate import (
     may_self_serve,
     next_failed_turns,
     policy_escalates,
+    settle_self_serve,
     turn_outcome,
 )
 from app.turn.generate import Answer, stream_answer
@@ -346,6 +347,12 @@ async def _answer(
     # three weak but useful answers in a row ended in "I haven't been able to find the answer"
     # in place of the third. Policy, explicit and frustration handoffs answer nothing.
     answer_first = bool(decision.reason == "failed_turns" and confidence == "weak" and passages)
+    procedure: str | None = None  # self-serve: the docs' steps, written before deciding for good
+    if decision.self_serve:
+        procedure = await generate(stream=False)
+        decision = settle_self_serve(decision, procedure)
+        if decision.escalate:
+            answer, procedure = None, None
     if decision.escalate and decision.reason is not None:
         case_ref, text = await escalate(
             services,
@@ -388,11 +395,11 @@ async def _answer(
         await sink.delta(text)
     else:
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
-        text = await generate(stream=True)
-        if decision.self_serve:  # the procedure, and a person if the customer still wants one
-            offer = f"\n\n{tenant.text('offer_person', locale)}"
-            await sink.delta(offer)
-            text += offer
+        if procedure is not None:  # the steps, and a person if the customer still wants one
+            text = f"{procedure}\n\n{tenant.text('offer_person', locale)}"
+            await sink.delta(text)
+        else:
+            text = await generate(stream=True)
 
     latency["total"] = _ms(started)
     trace = TurnTrace(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from app.search.answer_types import shows_type
 from app.store.escalations import new_case_ref
 from app.store.models import Conversation, Customer, Escalation, Subscription
 from app.tenant import Tenant, generic_tenant
@@ -60,6 +61,14 @@ def may_self_serve(intent: str, *, explicit_request: bool, person_only: Collecti
     """A policy request the docs may answer first (retrieval runs before deciding): one of the
     self-serve intents, not marked person-only by the tenant, and no person asked for."""
     return intent in SELF_SERVE_INTENTS and intent not in person_only and not explicit_request
+
+
+def settle_self_serve(decision: Decision, reply: str) -> Decision:
+    """A self-serve decision stands only when the reply it produced shows the procedure (steps);
+    a reply that quotes the policy without steps is handed off as the policy intent would be."""
+    if decision.self_serve and not shows_type("procedure", reply):
+        return Decision(True, "policy")
+    return decision
 
 
 def turn_outcome(
