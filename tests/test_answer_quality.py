@@ -294,7 +294,7 @@ def test_a_feature_asked_about_on_my_plan_gets_the_plan_and_what_the_docs_say(ap
     the comparison table; a question about the subscription alone gets its facts alone."""
     text, meta = ask(api, "cus_lumendental", "Is SCIM available on my plan?")
     assert ("lookupSubscription", True) in {(t["tool"], t["found"]) for t in meta["tools"]}
-    assert "Free plan" in text and "SCIM" in text and "Enterprise: ✓" in text, text
+    assert "Free plan" in text and "SCIM" in text and "Enterprise: Yes" in text, text
     text, meta = ask(api, "cus_brightwater", "When does my subscription renew?")
     assert "renews on" in text and "[1]" not in text, text
 

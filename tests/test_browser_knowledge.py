@@ -141,7 +141,9 @@ def test_draft_from_a_cluster_is_edited_and_published(
     area = editor.locator("#draft-markdown")
     area.wait_for()
     markdown = area.input_value()
-    assert "status: draft" in markdown and "audience: pro" in markdown
+    # a draft's audience is the strictest rung among the cases it is built from (the resolved
+    # case is an enterprise customer's), never widened by the pro customer who asked too
+    assert "status: draft" in markdown and "audience: enterprise" in markdown
     assert "description field" in markdown  # from the agent's resolution
     [draft] = live.run(live.store.drafts.list("draft"))
     # drafts are never retrievable: no article, no chunk
@@ -159,7 +161,9 @@ def test_draft_from_a_cluster_is_edited_and_published(
     editor.locator("[data-action=publish-draft]").click()
     editor.locator("[data-published]").wait_for()
     article = live.run(live.store.articles.get("canteen-menu-on-panels"))
-    assert article is not None and article.status == "published" and article.audience == "pro"
+    assert (
+        article is not None and article.status == "published" and article.audience == "enterprise"
+    )
     assert "Ask your workspace admin first." in article.body
     chunks = live.run(live.store.chunks.for_article("canteen-menu-on-panels"))
     assert chunks and all(c.status == "published" and c.embedding for c in chunks)
