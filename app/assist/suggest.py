@@ -13,19 +13,18 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from app import spend
 from app.assist.policy import is_policy_case, policy_draft, without_offers
 from app.assist.similar import similar_cases
 from app.links import article_url, link_key
 from app.providers import budget
-from app.providers.chat.base import Passage
 from app.providers.embeddings.memo import one_turn
 from app.store.assist import AssistEvent, Suggestion, SuggestionSource
 from app.store.models import Customer, Escalation, Message
 from app.turn import memory
-from app.turn.engine import reply_locale
+from app.turn.engine import prompt_passage, reply_locale
 from app.turn.generate import Answer, generate_answer
 from app.turn.retrieve import RetrievalResult, retrieve
 from app.turn.trace import TurnTrace
@@ -198,7 +197,7 @@ async def _answer(
     answer = await generate_answer(
         question=base.problem,
         original=retrieval.original or base.problem,
-        passages=[_passage(p) for p in retrieval.passages],
+        passages=[prompt_passage(p) for p in retrieval.passages],
         tool_results=[],
         memory_context=context,
         customer_name=customer.name if customer else None,
@@ -266,15 +265,3 @@ def _sources(
             )
         )
     return out
-
-
-def _passage(p: Any) -> Passage:
-    h = p.hit
-    return Passage(
-        id=h.passage_id,
-        doc_id=h.doc_id,
-        kind=h.kind,
-        title=h.title,
-        breadcrumb=h.breadcrumb,
-        text=h.text,
-    )

@@ -78,7 +78,7 @@ def _cell(text: str) -> str:
     if rest in CELL_WORDS:
         return CELL_WORDS[rest]
     if not rest and icons:
-        return icons[0].replace("-", " ")
+        return str(icons[0]).replace("-", " ")
     return rest
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import secrets
 from collections.abc import Sequence
 from datetime import datetime
@@ -113,7 +114,7 @@ class EscalationRepo:
     async def set_ticket(self, case_ref: str, ticket_id: str | None) -> None:
         await self._c.update_one({"caseRef": case_ref}, {"$set": {"ticketId": ticket_id}})
 
-    async def case_refs_for_customer(self, customer_id: str) -> list[str]:
+    async def case_refs_for_customer(self, customer_id: str) -> builtins.list[str]:
         """Every case reference of the customer (by customer id or packet customer)."""
         cursor = self._c.find(
             {"$or": [{"customerId": customer_id}, {"customer.id": customer_id}]}, {"caseRef": 1}

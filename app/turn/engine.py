@@ -310,7 +310,9 @@ async def _answer(
             passages=await _with_outline(
                 services.store,
                 cond.standalone_question,
-                await _with_sections(services.store, [_passage(p) for p in passages], anchors),
+                await _with_sections(
+                    services.store, [prompt_passage(p) for p in passages], anchors
+                ),
             ),
             tool_results=tool_results,
             memory_context=mem,
@@ -839,7 +841,8 @@ async def _with_sections(
     return out
 
 
-def _passage(p: Any) -> Passage:
+def prompt_passage(p: Any) -> Passage:
+    """The answerer's view of a reranked passage."""
     h = p.hit
     return Passage(
         id=h.passage_id,
