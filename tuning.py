@@ -152,10 +152,17 @@ class Tuning:
     atlas_exact_below_docs: int = 10_000  # a full scan of 10k vectors is cheap (not measured)
     atlas_candidates_per_limit: int = 20  # Atlas docs recommend numCandidates >= 20x limit
     atlas_bm25_overfetch: int = 2  # articles fetched before $lookup: ones without chunks drop out
+    # body highlight passages per article hit: the chunk covering them best represents it
+    atlas_highlight_passages: int = 5
     keyword_limit: int = 30  # BM25 articles fed to fusion
     ticket_limit: int = 20  # tickets fed to fusion
     bm25_title_boost: float = 0.5  # any title boost above x0.5 buried the body on MT-RAG (record)
     bm25_tags_boost: float = 2.0  # tags carry error codes and product names verbatim (DESIGN 5.3)
+    # BM25 term-frequency saturation: Lucene's default, which Atlas Search applies with no setting
+    # to change it, so LocalSearch (the only reader) keeps it for parity
+    bm25_k1: float = 1.2
+    # BM25 length normalisation: Lucene's default, kept for parity with Atlas as `bm25_k1` is
+    bm25_b: float = 0.75
     # a misspelt query word is searched as the corpus word it most likely meant; off to measure it
     repair_query_spelling: bool = True
 
@@ -200,6 +207,14 @@ class Tuning:
             "human_handoff",
         }
     )  # authority boundaries: a bot must not decide these, whatever it could retrieve
+    # DESIGN 6.1: the policy requests a customer can often do themselves (close an account, cancel
+    # a plan, request a refund in the app), answered from the docs' procedure first; legal,
+    # billing disputes and asking for a person never are
+    self_serve_intents: frozenset[str] = frozenset(
+        {"refund_request", "cancellation", "data_deletion"}
+    )
+    # the sentiments that, on a turn that found nothing, hand off (frustration is a signal only)
+    frustration_sentiments: frozenset[str] = frozenset({"frustrated", "angry"})
     # the router picks an escalating intent only at this probability (fitted on Bitext train)
     escalation_min_probability: float = field(
         default_factory=lambda: float(fitted_value("router.json", "escalation_min_probability"))

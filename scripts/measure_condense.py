@@ -36,7 +36,7 @@ if str(ROOT) not in sys.path:  # allow `python scripts/measure_condense.py` as w
 from app.providers.embeddings.base import Embedder  # noqa: E402
 from app.tenant import load_tenant  # noqa: E402
 from app.turn.condense import Turn, condense  # noqa: E402
-from app.turn.escalate import NEGATIVE_SENTIMENTS, Outcome, decide  # noqa: E402
+from app.turn.escalate import Outcome, decide  # noqa: E402
 from app.turn.router import Router  # noqa: E402
 from tuning import TUNING  # noqa: E402
 
@@ -168,7 +168,7 @@ async def measure_bitext(
     false_escalations: Counter[str] = Counter(
         f"{r['tag']}→{r['intent']}" for r in esc if r["escalate"] and not r["gold_escalate"]
     )
-    negative = [r for r in rows if r["sentiment"] in NEGATIVE_SENTIMENTS]
+    negative = [r for r in rows if r["sentiment"] in TUNING.frustration_sentiments]
     summary = {
         # frustration is a signal, not a trigger (DESIGN 6.1): the decision for each frustrated
         # or angry message on a turn that was answered, and on one that failed

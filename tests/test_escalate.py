@@ -72,7 +72,10 @@ def test_signals_in_order(
 def test_which_policy_requests_may_be_self_served(
     intent: str, explicit: bool, person_only: tuple[str, ...], expected: bool
 ) -> None:
-    assert may_self_serve(intent, explicit_request=explicit, person_only=person_only) is expected
+    assert (
+        may_self_serve(intent, explicit_request=explicit, person_only=person_only, tuning=TUNING)
+        is expected
+    )
 
 
 @pytest.mark.parametrize(

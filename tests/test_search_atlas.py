@@ -129,6 +129,7 @@ def test_bm25_pipeline_compound_with_boosts_and_filter_clause() -> None:
         {"equals": {"path": "locale", "value": "en"}},
     ]
     assert search["highlight"]["path"] == "searchTerms.body"
+    assert search["highlight"]["maxNumPassages"] == TUNING.atlas_highlight_passages
     assert p[1] == {"$limit": 30 * TUNING.atlas_bm25_overfetch}  # over-fetch before $lookup
     assert p[4] == {"$match": {"chunks.0": {"$exists": True}}}  # articles with nothing to give
     assert p[5] == {"$limit": 30}

@@ -113,6 +113,27 @@ async def test_bm25_tags_count(store: Store) -> None:
     assert hits[0].passage_id == "a#0"
 
 
+async def test_bm25_length_normalisation_is_tunings() -> None:
+    """k1 and b come from tuning: with no length normalisation (b=0) the article saying the word
+    twice in a long body ranks first; with full normalisation (b=1) the one-word body does."""
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    filler = " ".join(f"word{i}" for i in range(20))
+    long_body = f"desk desk {filler}"
+    articles = [
+        Article(_id="long", slug="l", title="One", body=long_body, updated_at=now),
+        Article(_id="short", slug="s", title="Two", body="desk", updated_at=now),
+    ]
+    chunks = [
+        Chunk(_id="long#0", article_id="long", chunk_index=0, text=long_body, breadcrumb="One"),
+        Chunk(_id="short#0", article_id="short", chunk_index=0, text="desk", breadcrumb="Two"),
+    ]
+    order = {}
+    for b in (0.0, 1.0):
+        search = LocalSearch(articles, chunks, [], tuning=replace(TUNING, bm25_b=b))
+        order[b] = [h.doc_id for h in await search.bm25_articles("desk", FREE, 30)]
+    assert order == {0.0: ["long", "short"], 1.0: ["short", "long"]}
+
+
 @pytest.mark.parametrize(
     ("query", "hidden"),
     [

@@ -38,7 +38,6 @@ CHUNKS_VECTOR_INDEX = "kb_chunks_vector"
 ARTICLES_SEARCH_INDEX = "kb_articles_search"
 TICKETS_VECTOR_INDEX = "tickets_vector"
 MAX_NUM_CANDIDATES = 10_000  # Atlas's ceiling for numCandidates
-HIGHLIGHT_PASSAGES = 5
 SIZE_TTL_S = 300.0  # how long a collection's document count decides exact vs ANN
 VOCABULARY_TTL_S = 600.0  # how long the corpus words are reused before they are read again
 
@@ -228,6 +227,7 @@ def bm25_articles_pipeline(
     title_boost: float,
     tags_boost: float,
     overfetch: int = TUNING.atlas_bm25_overfetch,
+    highlight_passages: int = TUNING.atlas_highlight_passages,
 ) -> Pipeline:
     """Top articles by BM25 with body highlights and their admissible chunks attached.
 
@@ -246,7 +246,7 @@ def bm25_articles_pipeline(
             "$search": {
                 "index": ARTICLES_SEARCH_INDEX,
                 "compound": articles_compound(text, filt, title_boost, tags_boost),
-                "highlight": {"path": BODY_TERMS, "maxNumPassages": HIGHLIGHT_PASSAGES},
+                "highlight": {"path": BODY_TERMS, "maxNumPassages": highlight_passages},
             }
         },
         {"$limit": limit * max(1, overfetch)},
@@ -473,6 +473,7 @@ class AtlasSearch:
             title_boost=self._tuning.bm25_title_boost,
             tags_boost=self._tuning.bm25_tags_boost,
             overfetch=self._tuning.atlas_bm25_overfetch,
+            highlight_passages=self._tuning.atlas_highlight_passages,
         )
         hits = []
         for doc in await self._run("kb_articles", pipeline):

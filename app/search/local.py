@@ -5,7 +5,7 @@
 - BM25 over whole articles with `bm25s`, one index per field, combined as
   `t·BM25(title) + g·BM25(tags) + BM25(body)` (boosts t, g from tuning: 0.5, swept on external
   data whose passages open with their title, and DESIGN's 2, which no external set can move:
-  its passages have no tags). This is what the Atlas
+  its passages have no tags; k1 and b from tuning, Lucene's defaults). This is what the Atlas
   compound query computes (the sum of its `should` clause scores, each multiplied by its boost),
   and unlike repeating the title three times in one field it neither distorts body length
   normalisation nor lets BM25's term-frequency saturation swallow the boost.
@@ -62,7 +62,7 @@ VECTOR_CACHE_ROWS = 2048  # hit vectors kept as tuples per snapshot (~12 KB a ro
 class _FieldIndex:
     """BM25 over one text field of a fixed list of documents."""
 
-    def __init__(self, docs: Sequence[Sequence[str]], k1: float = 1.2, b: float = 0.75) -> None:
+    def __init__(self, docs: Sequence[Sequence[str]], k1: float, b: float) -> None:
         self.size = len(docs)
         self._bm25: bm25s.BM25 | None = None
         if any(docs):  # bm25s divides by the mean document length
@@ -202,7 +202,10 @@ def _article_terms(article: Article) -> tuple[list[str], list[str], list[str]]:
 
 
 def _snapshot(
-    articles: Sequence[Article], chunks: Sequence[Chunk], tickets: Sequence[Ticket]
+    articles: Sequence[Article],
+    chunks: Sequence[Chunk],
+    tickets: Sequence[Ticket],
+    tuning: Tuning = TUNING,
 ) -> _Snapshot:
     articles = tuple(sorted(articles, key=lambda a: a.id))
     chunks = tuple(sorted(chunks, key=lambda c: (c.article_id, c.chunk_index)))
@@ -216,6 +219,7 @@ def _snapshot(
     for row, c in enumerate(chunks):
         chunks_of.setdefault(c.article_id, []).append(row)
     article_terms = [_article_terms(a) for a in articles]
+    k1, b = tuning.bm25_k1, tuning.bm25_b
     return _Snapshot(
         articles=articles,
         chunks=chunks,
@@ -229,11 +233,11 @@ def _snapshot(
         chunk_audience=_strings([c.audience for c in chunks]),
         chunk_locale=_strings([c.locale for c in chunks]),
         chunk_status=_strings([c.status for c in chunks]),
-        chunk_bm25=_FieldIndex([analyze(f"{c.breadcrumb}\n{c.text}") for c in chunks]),
+        chunk_bm25=_FieldIndex([analyze(f"{c.breadcrumb}\n{c.text}") for c in chunks], k1, b),
         chunks_of=chunks_of,
-        title_bm25=_FieldIndex([title for title, _, _ in article_terms]),
-        tags_bm25=_FieldIndex([tags for _, tags, _ in article_terms]),
-        body_bm25=_FieldIndex([body for _, _, body in article_terms]),
+        title_bm25=_FieldIndex([title for title, _, _ in article_terms], k1, b),
+        tags_bm25=_FieldIndex([tags for _, tags, _ in article_terms], k1, b),
+        body_bm25=_FieldIndex([body for _, _, body in article_terms], k1, b),
         article_audience=_strings([a.audience for a in articles]),
         article_locale=_strings([a.locale for a in articles]),
         article_status=_strings([a.status for a in articles]),
@@ -309,7 +313,7 @@ class LocalSearch:
     ) -> None:
         self._tuning = tuning
         self._store = store
-        self._snap = _snapshot(articles, chunks, tickets)
+        self._snap = _snapshot(articles, chunks, tickets, self._tuning)
         self._vocabulary: CorpusVocabulary | None = None
 
     @classmethod
@@ -338,7 +342,7 @@ class LocalSearch:
         articles = await self._store.articles.list()
         chunks = await self._store.chunks.all()
         tickets = await self._store.tickets.all()
-        self._snap = _snapshot(articles, chunks, tickets)
+        self._snap = _snapshot(articles, chunks, tickets, self._tuning)
         self._vocabulary = None
         log.info(
             "LocalSearch indexed %d articles, %d chunks, %d tickets",
@@ -353,7 +357,7 @@ class LocalSearch:
         if self._store is None:
             raise SearchError("this LocalSearch was built from records, not from a store")
         tickets = await self._store.tickets.all()
-        fresh = _snapshot((), (), tickets)
+        fresh = _snapshot((), (), tickets, self._tuning)
         old = self._snap
         self._snap = replace(
             old,

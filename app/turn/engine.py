@@ -228,7 +228,10 @@ async def _answer(
     tool_results: list[ToolResult] = []
     # a policy request the docs may answer with a self-serve procedure retrieves before deciding
     self_servable = may_self_serve(
-        cond.intent, explicit_request=cond.explicit_human_request, person_only=tenant.person_only
+        cond.intent,
+        explicit_request=cond.explicit_human_request,
+        person_only=tenant.person_only,
+        tuning=tuning,
     )
     if policy_escalates(cond.intent, tuning, tenant.escalate_intents) and not self_servable:
         decision = decide(

@@ -19,10 +19,6 @@ from tuning import Tuning
 
 Reason = Literal["policy", "explicit", "frustration", "failed_turns"]
 Outcome = Literal["success", "partial", "failed", "neutral"]
-NEGATIVE_SENTIMENTS = frozenset({"frustrated", "angry"})
-# DESIGN 6.1: policy *requests* the customer can often do themselves (close an account, cancel a
-# plan, request a refund in the app). Legal, billing disputes and asking for a person never are.
-SELF_SERVE_INTENTS = frozenset({"refund_request", "cancellation", "data_deletion"})
 
 
 @dataclass(frozen=True)
@@ -57,10 +53,14 @@ def policy_escalates(
     return intent in tuning.always_escalate_intents
 
 
-def may_self_serve(intent: str, *, explicit_request: bool, person_only: Collection[str]) -> bool:
+def may_self_serve(
+    intent: str, *, explicit_request: bool, person_only: Collection[str], tuning: Tuning
+) -> bool:
     """A policy request the docs may answer first (retrieval runs before deciding): one of the
-    self-serve intents, not marked person-only by the tenant, and no person asked for."""
-    return intent in SELF_SERVE_INTENTS and intent not in person_only and not explicit_request
+    self-serve intents of `tuning`, not marked person-only by the tenant, no person asked for."""
+    return (
+        intent in tuning.self_serve_intents and intent not in person_only and not explicit_request
+    )
 
 
 def settle_self_serve(decision: Decision, reply: str) -> Decision:
@@ -119,12 +119,12 @@ def decide(
     if intent == "human_handoff":
         return Decision(True, "explicit")
     if policy_escalates(intent, tuning, tenant_intents):
-        if self_serve and intent in SELF_SERVE_INTENTS and not explicit_request:
+        if self_serve and intent in tuning.self_serve_intents and not explicit_request:
             return Decision(False, self_serve=True)
         return Decision(True, "policy")
     if explicit_request:
         return Decision(True, "explicit")
-    if sentiment in NEGATIVE_SENTIMENTS and outcome == "failed":
+    if sentiment in tuning.frustration_sentiments and outcome == "failed":
         return Decision(True, "frustration")
     if failed_turns > tuning.max_failed_turns:
         return Decision(True, "failed_turns")
