@@ -13,13 +13,15 @@ produced the committed value, and the script writes its data file:
   `scripts.evaluation.fit_confidence --write` on its tune part → app/fitted/confidence.json.
 
 Nothing is written that did not come out of a fit, so `git diff` after `make fit` is empty when
-neither the code nor the data changed. `--dump` reuses an existing sweep dump (the dump is the
-slow part: it ingests MT-RAG and runs its 273 cases).
+neither the code nor the data changed. `--dump D` keeps the sweep dump at D, or reuses D when it
+exists (the dump is the slow part: it ingests MT-RAG and runs its 273 cases); reuse it only while
+the retrieval code is unchanged, since the dump holds that code's features.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -30,21 +32,17 @@ from scripts.measure_condense import EVAL_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 STEPS = ("router", "gaps", "confidence")
-# The options the committed answerability model was fitted with (docs/history/ holds why).
-CONFIDENCE_OPTIONS = (
-    "--use",
-    "sentence",
-    "--fit-on",
-    "tune",
-    "--max-unanswerable-strong",
-    "0.04",
-    "--passage-floor",
-    "0.55",
-    "--weak-at",
-    "sentence=0.639",
-    "--version",
-    "offline-3",
-)
+# The answerability fit's options, one per line (scripts.evaluation.fit_confidence --help): the
+# model's features are `use`; `weak-at` fixes weak in the one feature's terms, so a model of
+# several features drops it (weak is then Youden's J) and takes a new `version`.
+CONFIDENCE_OPTIONS: dict[str, str] = {
+    "use": "sentence",
+    "fit-on": "tune",
+    "max-unanswerable-strong": "0.04",
+    "passage-floor": "0.55",
+    "weak-at": "sentence=0.639",
+    "version": "offline-3",
+}
 
 
 GAPS = (
@@ -60,7 +58,9 @@ GAPS = (
 def _run(*args: str) -> None:
     command = [sys.executable, "-m", *args]
     print("$ " + " ".join(["python", "-m", *args]), flush=True)
-    subprocess.run(command, cwd=ROOT, check=True)
+    # one BLAS thread, as `make fit` sets it: threaded sums can differ in their last bits
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")}
+    subprocess.run(command, cwd=ROOT, check=True, env=env)
 
 
 def sweep_dump(target: Path) -> None:
@@ -80,17 +80,20 @@ def sweep_dump(target: Path) -> None:
 
 
 def fit_confidence(dump: Path | None) -> None:
+    """The sweep dump (kept at `dump` when given and new, reused when it exists), then the fit."""
     with tempfile.TemporaryDirectory(prefix="concierge-fit-") as tmp:
         if dump is None:
             dump = Path(tmp) / "dump.jsonl"
+        if not dump.is_file():
             sweep_dump(dump)
-        _run("scripts.evaluation.fit_confidence", str(dump), *CONFIDENCE_OPTIONS, "--write")
+        options = [arg for k, v in CONFIDENCE_OPTIONS.items() for arg in (f"--{k}", v)]
+        _run("scripts.evaluation.fit_confidence", str(dump), *options, "--write")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scripts.fit", description=__doc__)
     parser.add_argument("--only", default=",".join(STEPS), help="comma-separated steps")
-    parser.add_argument("--dump", type=Path, default=None, help="reuse this sweep dump")
+    parser.add_argument("--dump", type=Path, default=None, help="keep or reuse the sweep dump")
     args = parser.parse_args(argv)
     steps = args.only.split(",")
     unknown = set(steps) - set(STEPS)

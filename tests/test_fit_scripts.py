@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from scripts import fit
+from scripts.evaluation import fit_confidence
 from scripts.evaluation.fit_confidence import weak_at, write_bands
 from tuning import TUNING
 
@@ -37,3 +38,55 @@ def test_writing_one_rerankers_bands_keeps_the_others(tmp_path: Path) -> None:
 def test_make_fit_refuses_an_unknown_step() -> None:
     with pytest.raises(SystemExit):
         fit.main(["--only", "router,nonsense"])
+
+
+def _synthetic_dump(path: Path) -> None:
+    """Cases whose `sentence` separates answerable from unanswerable, noisily, in two domains."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for i in range(160):
+        answerable = i % 2 == 0
+        sentence = float(np.clip(rng.normal(0.85 if answerable else 0.65, 0.08), 0, 1))
+        rows.append(
+            {
+                "features": {"top": 0.9, "sentence": sentence},
+                "answerable": answerable,
+                "split": "tune" if i % 4 < 2 else "report",
+                "domain": "a" if i < 80 else "b",
+            }
+        )
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def test_make_fits_confidence_options_run_and_are_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every option `make fit` passes exists, and the written record says which were used."""
+    dump, fitted = tmp_path / "dump.jsonl", tmp_path / "confidence.json"
+    _synthetic_dump(dump)
+    fitted.write_text(json.dumps({"bands": {}}), encoding="utf-8")
+    monkeypatch.setattr(fit_confidence, "CONFIDENCE_FILE", fitted)
+    options = [arg for k, v in fit.CONFIDENCE_OPTIONS.items() for arg in (f"--{k}", v)]
+    assert fit_confidence.main([str(dump), *options, "--write"]) == 0
+    band = json.loads(fitted.read_text(encoding="utf-8"))["bands"]["offline"]
+    assert band["model"]["version"] == fit.CONFIDENCE_OPTIONS["version"]
+    assert list(band["model"]["weights"]) == fit.CONFIDENCE_OPTIONS["use"].split(",")
+    assert band["model"]["weights"]["sentence"] > 0  # higher sentence match, more answerable
+    assert band["weak"] < band["strong"]
+    assert band["fit"]["options"]["weak_at"] == fit.CONFIDENCE_OPTIONS["weak-at"]
+
+
+def test_the_committed_fits_were_written_by_make_fit_with_its_options() -> None:
+    """No fitted file is pasted by hand: each carries the record its fitting script writes, and
+    the answerability model's record names the options `make fit` passes today."""
+    fitted = Path(__file__).resolve().parent.parent / "app" / "fitted"
+    router = json.loads((fitted / "router.json").read_text(encoding="utf-8"))
+    assert "dev" in router["fit"]
+    offline = json.loads((fitted / "confidence.json").read_text(encoding="utf-8"))["bands"]
+    record = offline["offline"]["fit"]["options"]
+    options = fit.CONFIDENCE_OPTIONS
+    assert record["use"] == options["use"] and record["fit_on"] == options["fit-on"]
+    assert record["weak_at"] == options.get("weak-at")
+    assert record["max_unanswerable_strong"] == float(options["max-unanswerable-strong"])
+    assert offline["offline"]["passage_floor"] == float(options["passage-floor"])
+    assert offline["offline"]["model"]["version"] == options["version"]

@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{int(y.sum())} answerable",
             "auc_fitted": round(auc, 3),
         }
-        write_bands(args.reranker, {**bands, "fit": record})
+        write_bands(args.reranker, {**bands, "fit": record}, CONFIDENCE_FILE)
         print(f"wrote {CONFIDENCE_FILE}")
     return 0
 
