@@ -29,14 +29,15 @@ def test_the_loaded_confidence_bands_are_the_fitted_file() -> None:
     assert dict(bands.model.weights) == stored["model"]["weights"]
 
 
-def test_the_committed_fit_is_the_one_the_product_shipped_with() -> None:
-    """Pinned: moving the values into data files must not have changed what customers see."""
+def test_the_committed_fit_is_the_one_reviewed() -> None:
+    """Pinned: a refit changes what customers see, so it is a reviewed change of this test too
+    (`make fit` on main 2026-12-07; the seed eval before and after in the commit that set it)."""
     bands = TUNING.confidence["offline"]
-    assert (bands.strong, bands.weak, bands.passage_floor) == (0.64, 0.38, 0.55)
+    assert (bands.strong, bands.weak, bands.passage_floor) == (0.61, 0.38, 0.55)
     assert bands.model is not None
-    assert (bands.model.version, bands.model.intercept) == ("offline-3", -2.977)
-    assert dict(bands.model.weights) == {"sentence": 3.893}
-    assert TUNING.escalation_min_probability == 0.55
+    assert (bands.model.version, bands.model.intercept) == ("offline-3", -3.084)
+    assert dict(bands.model.weights) == {"sentence": 4.042}
+    assert TUNING.escalation_min_probability == 0.575
     assert TUNING.gap_cluster_threshold == 0.40
 
 
