@@ -627,7 +627,7 @@ async def _retrieve_in_language(
     same case none → weak and no answerable case gained); reranking the second
     search against the message as written (the band came from the carried question while the
     other topic's passage stayed first: visitor records for audit log entries); carrying into a
-    message that names its own subject ("more details of E. E. Cummings": F1 0.577 → 0.310).
+    message that names its own subject (an MT-RAG case naming a person: F1 0.577 → 0.310).
     """
     own = normalize_locale(own_locale) if own_locale else None
     order = [own] if own else await _search_locales(services, locale)
