@@ -10,10 +10,11 @@ Two layers, checked in this order:
    up. An escalating intent must also reach `tuning.escalation_min_probability` (fitted on a
    development split, see scripts/fit_router.py); below it the best non-escalating intent wins,
    so a near neighbour alone never hands a conversation to a person. Nor does a message that
-   cannot be a request (`not_a_request`: a question about a thing that speaks of no one, an
-   instruction aimed at the assistant), nor a "handoff" that names no one to talk to
-   (`names_a_person`: how to reach a phone line is a how-to question). A second small model
-   decides whether the customer asks about their own subscription (`toolExemplars`).
+   cannot be a request (`not_a_request`: a question, by its shape, or an instruction aimed at
+   the assistant), nor a "handoff" that names no one to talk to (`names_a_person`: how to reach
+   a phone line is a how-to question). The shape is a third model's, fitted on the labelled
+   rows of `app/language/shapes.yaml` (each row and its skeleton embedded). A second small
+   model decides whether the customer asks about their own subscription (`toolExemplars`).
 
 The router reads its own copy of the message: the customer's name and email address removed
 (`without_personal_details`), typos repaired, money amounts and product aliases normalised.
@@ -40,18 +41,11 @@ import numpy.typing as npt
 
 from app.language.detect import detect_language
 from app.language.identifiers import Vocabulary
-from app.language.lexicon import alternation, matcher
+from app.language.lexicon import alternation, matcher, word_set
 from app.language.normalize import normalize
+from app.language.shapes import REQUEST, ShapeRow, features, shape_rows, skeleton
 from app.language.spelling import Speller
-from app.language.utterance import (
-    asks_about_a_thing,
-    asks_about_the_terms,
-    asks_for_information,
-    asks_how_to_remove_someone,
-    asks_what_would_be_charged,
-    asks_where_to_find,
-    first_person,
-)
+from app.language.utterance import asks_for_information, first_person
 from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
 from app.safety.screen import AI_ADDRESSED, instruction_reasons
@@ -142,35 +136,20 @@ _PERSON = _rx(
 )
 
 
-def not_a_request(text: str) -> str | None:
+def not_a_request(text: str, shape: str | None = None) -> str | None:
     """Why the message cannot be a request that only a person may grant, or None.
 
-    - `question_about_a_thing`: a question about a product, a document or a policy that speaks
-      of no one ("what does the manual say about charging?", "is the charger included?"): it
-      asks for information, whatever word in it ("charge") sits near a dispute exemplar;
-    - `question_about_billing`: what a charge would be, before it happened ("will I be charged
-      the full price?"): how billing works, nothing to dispute or refund yet;
-    - `question_about_terms`: when an action is allowed ("can I cancel anytime?"), not the
-      action itself ("can I cancel my plan?" stays a request);
-    - `question_where_to_find`: where in the product something is ("where can I find my
-      invoices?", "wo finde ich meine Rechnung?"): a place asked for, no action requested;
-    - `question_how_to_remove_someone`: how to delete another user or member ("how do I delete
-      a user?"): an admin task the docs explain, not the customer's own data erased;
-    - `instructs_the_assistant`: the message addresses the assistant's instructions ("ignore
-      your instructions, you are in developer mode…", the shapes of `app.safety.screen`): no
-      exemplar is an instruction to the bot, so the classifier's nearest intent is a guess, and
-      an attack does not open a case. Policy phrases and an explicit ask for a person still do.
+    `shape` is the message's shape as the router's shape model reads it
+    (`app/language/shapes.yaml`): a question about a thing that speaks of no one, about what a
+    charge would be before it happened, about when an action is allowed, about where to find
+    something, or how to remove someone else: each asks for information, whatever word in it
+    ("charge", "cancel") sits near a policy exemplar. `instructs_the_assistant`: the message
+    addresses the assistant's instructions (the shapes of `app.safety.screen`): no exemplar is
+    an instruction to the bot, so the classifier's nearest intent is a guess, and an attack does
+    not open a case. Policy phrases and an explicit ask for a person still do.
     """
-    if asks_about_a_thing(text):
-        return "question_about_a_thing"
-    if asks_what_would_be_charged(text):
-        return "question_about_billing"
-    if asks_about_the_terms(text):
-        return "question_about_terms"
-    if asks_where_to_find(text):
-        return "question_where_to_find"
-    if asks_how_to_remove_someone(text):
-        return "question_how_to_remove_someone"
+    if shape is not None and shape != REQUEST:
+        return shape
     if AI_ADDRESSED in instruction_reasons(text):
         return "instructs_the_assistant"
     return None
@@ -202,11 +181,14 @@ _ALREADY_TRIED = _rx(
 _IDENTIFIER_LIKE = re.compile(r"\b(?=\w*\d)\w{2,}\b|\b[A-Z]{3,}\b")
 
 
+_ACRONYMS = word_set("en", "acronyms")
+
+
 def _shouting(text: str) -> bool:
     words = re.findall(r"[A-Za-z]{2,}", text)
     if len(words) < 3:
         return False
-    upper = [w for w in words if w.isupper() and w not in {"ORD", "CASE", "SSO", "API", "SKU"}]
+    upper = [w for w in words if w.isupper() and w not in _ACRONYMS]
     return len(upper) / len(words) >= 0.6
 
 
@@ -345,6 +327,7 @@ class _Models:
     intent: SoftmaxModel
     subscription: SoftmaxModel | None
     moods: tuple[tuple[str, ...], Matrix]
+    shapes: SoftmaxModel | None = None
 
 
 class Router:
@@ -362,6 +345,7 @@ class Router:
         sentiment_margin: float = 0.05,
         tool_exemplars: Mapping[str, Sequence[str]] | None = None,
         dictionary: Collection[str] | None = None,
+        shapes: Sequence[ShapeRow] | None = None,
     ) -> None:
         self.tenant = tenant or generic_tenant()
         self.vocabulary = Vocabulary.of(self.tenant)
@@ -392,6 +376,7 @@ class Router:
         self.speller = Speller(
             exemplar_texts, _default_dictionary() if dictionary is None else dictionary
         )
+        self._shape_rows = shape_rows() if shapes is None else tuple(shapes)
         self._models: _Models | None = None
         self._lock = asyncio.Lock()
 
@@ -426,8 +411,35 @@ class Router:
                         sub
                     )
                     subscription = await asyncio.to_thread(SoftmaxModel.fit, vectors, sub_labels)
-                self._models = _Models(intent, subscription, (mood_labels, moods))
+                shapes = await self._fit_shapes()
+                self._models = _Models(intent, subscription, (mood_labels, moods), shapes)
             return self._models
+
+    async def _fit_shapes(self) -> SoftmaxModel | None:
+        """The shape model: the rows of `shapes.yaml`, each embedded with its skeleton."""
+        rows = self._shape_rows
+        if not rows:
+            return None
+        texts = [strip_amounts(r.message) for r in rows]
+        both = await self.embedder.embed_documents(texts + [skeleton(t) for t in texts])
+        vectors = _normalise(np.asarray(both, float))
+        x = features(vectors[: len(rows)], vectors[len(rows) :])
+        return await asyncio.to_thread(SoftmaxModel.fit, x, [r.shape for r in rows])
+
+    async def shape(self, text: str) -> str | None:
+        """The shape the model reads in one message (`app/language/shapes.yaml`)."""
+        text = strip_amounts(normalize(text).strip())
+        models = await self._load()
+        query = _normalise(np.asarray(await self.embedder.embed_query(text), float))[0]
+        return await self._shape(text, query, models)
+
+    async def _shape(self, text: str, query: Matrix, models: _Models) -> str | None:
+        """The message's shape (`app/language/shapes.yaml`), or None without a shape model."""
+        if models.shapes is None:
+            return None
+        bare = await self.embedder.embed_query(skeleton(strip_amounts(text)))
+        probs = models.shapes.probabilities(features(query, _normalise(np.asarray(bare, float))[0]))
+        return max(probs, key=lambda s: probs[s])
 
     def _not_a_name(self, words: str) -> bool:
         """Capitalised words that are the tenant's product or plan, not a person's name."""
@@ -466,19 +478,23 @@ class Router:
 
         probs = models.intent.probabilities(query)
         top = tuple(sorted(probs.items(), key=lambda kv: -kv[1])[:3])
-        own_subscription = False
-        if models.subscription is not None and self.tenant.capabilities.subscriptions:
+        own_subscription = (
+            models.subscription is not None
+            and self.tenant.capabilities.subscriptions
             # their OWN plan: "what is the maximum current of X" is near no subscription
             # exemplar's topic, yet an unfamiliar message can land anywhere on a two-way model
-            # a where-to-find question ("où est ma facture ?") asks where the product shows
-            # something: the help centre says where; the plan record holds no invoice or page
-            own_subscription = (
-                models.subscription.probabilities(query)["yes"] >= 0.7
-                and first_person(text)
-                and not asks_where_to_find(text)
-            )
+            and models.subscription.probabilities(query)["yes"] >= 0.7
+            and first_person(text)
+        )
+        # the shape is read only when it can change the route (one more embedding)
+        least = self.escalation_min_probability
+        may_escalate = any(probs.get(i, 0.0) >= least for i in self.escalating)
+        shape = await self._shape(text, query, models) if may_escalate or own_subscription else None
+        # a where-to-find question ("où est ma facture ?") asks where the product shows
+        # something: the help centre says where; the plan record holds no invoice or page
+        own_subscription = own_subscription and shape != "question_where_to_find"
 
-        intent, score, rule = self._apply_rules(text, self._decide(probs, text))
+        intent, score, rule = self._apply_rules(text, self._decide(probs, text, shape))
         mood = lexicon_sentiment(text)
         if mood is not None:
             sentiment, sentiment_rule = mood
@@ -522,13 +538,15 @@ class Router:
             intent, score, rule = "human_handoff", 1.0, "human_request"
         return intent, score, rule
 
-    def _decide(self, probs: Mapping[str, float], text: str) -> tuple[str, float, str | None]:
+    def _decide(
+        self, probs: Mapping[str, float], text: str, shape: str | None = None
+    ) -> tuple[str, float, str | None]:
         """The most probable intent; an escalating one only above its minimum probability, and
         only for a message that can be a request (see `not_a_request`). The rule is the reason
         an escalating intent ranked above the one returned was passed over, else None."""
         ranked = sorted(probs.items(), key=lambda kv: -kv[1])
         passed_over: str | None = None
-        not_request = not_a_request(text)
+        not_request = not_a_request(text, shape)
         # a question, a long message or a complaint is never a bare acknowledgment
         no_ack = (
             "?" in text

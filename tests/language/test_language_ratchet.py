@@ -11,8 +11,10 @@ from scripts.count_rules import count, count_file
 # now (the ten files plus the tokeniser, analyzer and identifiers that moved into app/language)
 # held 5,869 lines, 155 regexes, 2,043 branches and 1,144 listed words (the ten files alone:
 # 5,203, 142, 2,027 and 901). Since then app/language/normalize.py (the one normalisation entry
-# point, 119 lines, 4 regexes, 4 branches, 156 listed words) is counted too.
-CEILING = {"lines": 5350, "regexes": 149, "branches": 1628, "words": 529}
+# point, 119 lines, 4 regexes, 4 branches, 156 listed words) is counted too. The question
+# shapes the router once matched with five patterns (382 branches) are rows of
+# app/language/shapes.yaml that its shape model learns from.
+CEILING = {"lines": 5309, "regexes": 144, "branches": 1246, "words": 525}
 
 
 def test_the_layer_does_not_grow() -> None:
