@@ -11,8 +11,8 @@ Two layers, checked in this order:
    development split, see scripts/fit_router.py); below it the best non-escalating intent wins,
    so a near neighbour alone never hands a conversation to a person. Nor does a message that
    cannot be a request (`not_a_request`: a question, by its shape, or an instruction aimed at
-   the assistant), nor a "handoff" that names no one to talk to (`names_a_person`: how to reach
-   a phone line is a how-to question). The shape is a third model's, fitted on the labelled
+   the assistant); how to reach a phone line is such a question, not an ask for a person. The
+   shape is a third model's, fitted on the labelled
    rows of `app/language/shapes.yaml` (each row and its skeleton embedded). A second small
    model decides whether the customer asks about their own subscription (`toolExemplars`).
 
@@ -127,23 +127,15 @@ def explicit_human_request(text: str) -> bool:
     )
 
 
-# Who a request for a person names: the people above, an "assistant" or "advisor" to talk to, a
-# bot to be rid of ("not a bot"), in English, German and French.
-_PERSON = _rx(
-    r"\b(?:" + _PEOPLE + r"|assistants?|anyone|anybody|bots?|robots?|machines?|"
-    r"mensch\w*|mitarbeiter\w*|person(?:en)?|jemand\w*|berater\w*|"
-    r"humains?|personnes?|conseill\w+|agents?|quelqu'un|opérat\w+|interlocut\w+)\b"
-)
-
-
 def not_a_request(text: str, shape: str | None = None) -> str | None:
     """Why the message cannot be a request that only a person may grant, or None.
 
     `shape` is the message's shape as the router's shape model reads it
     (`app/language/shapes.yaml`): a question about a thing that speaks of no one, about what a
     charge would be before it happened, about when an action is allowed, about where to find
-    something, or how to remove someone else: each asks for information, whatever word in it
-    ("charge", "cancel") sits near a policy exemplar. `instructs_the_assistant`: the message
+    something, how to remove someone else, or how to reach a channel (a phone line, an email
+    address: the docs say, and it names no one to talk to): each asks for information, whatever
+    word in it ("charge", "cancel") sits near a policy exemplar. `instructs_the_assistant`: the message
     addresses the assistant's instructions (the shapes of `app.safety.screen`): no exemplar is
     an instruction to the bot, so the classifier's nearest intent is a guess, and an attack does
     not open a case. Policy phrases and an explicit ask for a person still do.
@@ -153,14 +145,6 @@ def not_a_request(text: str, shape: str | None = None) -> str | None:
     if AI_ADDRESSED in instruction_reasons(text):
         return "instructs_the_assistant"
     return None
-
-
-def names_a_person(text: str) -> bool:
-    """Whether the message names someone to talk to. A request for a person names one ("let
-    me talk to a person", "is there someone I can call?"); a question about how to reach a
-    channel ("how do I reach the priority phone line?", "what is the support email?") names a
-    line or an address, and the docs answer it (DESIGN 6.1: signal 2 is the explicit ask)."""
-    return bool(_PERSON.search(text.replace("’", "'")))
 
 
 _PROFANITY = matcher("sentiment.profanity")
@@ -562,13 +546,8 @@ class Router:
             if label in self.escalating:
                 if p < self.escalation_min_probability:
                     continue
-                reason = not_request or (
-                    "no_person_named"
-                    if label == "human_handoff" and not names_a_person(text)
-                    else None
-                )
-                if reason is not None:
-                    passed_over = passed_over or reason
+                if not_request is not None:
+                    passed_over = passed_over or not_request
                     continue
             return label, p, passed_over
         return "other", 0.0, passed_over

@@ -12,9 +12,10 @@ from scripts.count_rules import count, count_file
 # held 5,869 lines, 155 regexes, 2,043 branches and 1,144 listed words (the ten files alone:
 # 5,203, 142, 2,027 and 901). Since then app/language/normalize.py (the one normalisation entry
 # point, 119 lines, 4 regexes, 4 branches, 156 listed words) is counted too. The question
-# shapes the router once matched with five patterns (382 branches) are rows of
-# app/language/shapes.yaml that its shape model learns from.
-CEILING = {"lines": 5309, "regexes": 144, "branches": 1246, "words": 525}
+# shapes the router once matched with six patterns (404 branches: five question shapes and the
+# people a request for a person names) are rows of app/language/shapes.yaml that its shape model
+# learns from.
+CEILING = {"lines": 5288, "regexes": 143, "branches": 1224, "words": 525}
 
 
 def test_the_layer_does_not_grow() -> None:

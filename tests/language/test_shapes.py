@@ -48,6 +48,9 @@ CASES = [
     ("how can we remove old members?", "question_how_to_remove_someone"),
     ("Wie lösche ich einen Benutzer?", "question_how_to_remove_someone"),
     ("Comment supprimer un utilisateur ?", "question_how_to_remove_someone"),
+    ("How do I reach the support phone line?", "question_how_to_reach"),
+    ("what is the support email address", "question_how_to_reach"),
+    ("Wie erreiche ich die Hotline?", "question_how_to_reach"),
     # requests: the customer's own case, the company asked to act, an action asked for
     ("why was I charged twice?", REQUEST),
     ("Can I cancel my subscription?", REQUEST),
@@ -69,13 +72,20 @@ CASES = [
     ("How do I delete my account?", REQUEST),
     ("how do I delete my user account?", REQUEST),
     ("how do I delete all my data?", REQUEST),
+    # a person asked for
+    ("let me talk to a person", REQUEST),
+    ("is there someone I can call?", REQUEST),
+    ("I have to speak to an assistant", REQUEST),
+    ("you're a bot, get me out of here", REQUEST),
+    ("Ich möchte mit einem Mitarbeiter sprechen", REQUEST),
+    ("Je veux parler à quelqu'un", REQUEST),
 ]
 
 
 def test_every_shape_has_rows_in_english_german_and_french() -> None:
     rows = shape_rows()
     shapes = {r.shape for r in rows}
-    assert REQUEST in shapes and len(shapes) == 6
+    assert REQUEST in shapes and len(shapes) == 7
     for shape in shapes:
         assert sum(r.shape == shape for r in rows) >= 9, shape
 
