@@ -7,9 +7,9 @@ from pathlib import Path as _Path
 import numpy as np
 import pytest
 
+from app.language.shapes import ShapeRow
 from app.providers.embeddings.fake import FakeEmbedder
 from app.providers.errors import ProviderError
-from app.language.shapes import ShapeRow
 from app.tenant import load_tenant
 from app.turn.clamp import INTENTS, SENTIMENTS
 from app.turn.router import (

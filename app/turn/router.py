@@ -135,10 +135,10 @@ def not_a_request(text: str, shape: str | None = None) -> str | None:
     charge would be before it happened, about when an action is allowed, about where to find
     something, how to remove someone else, or how to reach a channel (a phone line, an email
     address: the docs say, and it names no one to talk to): each asks for information, whatever
-    word in it ("charge", "cancel") sits near a policy exemplar. `instructs_the_assistant`: the message
-    addresses the assistant's instructions (the shapes of `app.safety.screen`): no exemplar is
-    an instruction to the bot, so the classifier's nearest intent is a guess, and an attack does
-    not open a case. Policy phrases and an explicit ask for a person still do.
+    word in it ("charge", "cancel") sits near a policy exemplar. `instructs_the_assistant`: the
+    message addresses the assistant's instructions (the shapes of `app.safety.screen`): no
+    exemplar is an instruction to the bot, so the classifier's nearest intent is a guess, and an
+    attack does not open a case. Policy phrases and an explicit ask for a person still do.
     """
     if shape is not None and shape != REQUEST:
         return shape
