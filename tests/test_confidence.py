@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import dataclasses
 from types import MappingProxyType
 
@@ -123,7 +125,24 @@ def test_a_passage_naming_none_of_the_questions_names_is_never_strong() -> None:
         TUNED,
     )
     assert out.features["entities"] == 0.0
+    assert out.band == "none" and "no passage mentions Zorblax" in out.reason
+    # another passage names it: the best one still does not, so the band is at most weak
+    other = replace(
+        scored("Premium tier\nThe premium tier costs $12 per user per month."),
+        texts=["Premium tier\nThe premium tier costs $12 per user per month.", "Zorblax plans"],
+    )
+    out = decide(question, other, "offline", TUNED)
     assert out.band == "weak" and "names none" in out.reason
+
+
+def test_a_question_about_something_no_passage_mentions_is_not_answered() -> None:
+    """What the question names (a device, a product) that none of the passages mentions makes
+    the band none, however well the passages match the rest of it; a synonym counts."""
+    text = "Reading on e-readers\nYou can send books to an e-reader by email."
+    out = decide("Can I send my books to a Kindle?", scored(text), "offline", TUNED)
+    assert out.band == "none" and "Kindle" in out.reason
+    covered = replace(scored(text), texts=[text, "Supported devices\nKindle, Kobo and others."])
+    assert decide("Can I send my books to a Kindle?", covered, "offline", TUNED).band != "none"
 
 
 @pytest.mark.parametrize(

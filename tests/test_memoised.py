@@ -8,7 +8,8 @@ import dataclasses
 import numpy as np
 from test_search_corpus import load_corpus
 
-from app.providers.chat.offline import _units, extract_answer
+from app.providers.chat.offline import extract_answer
+from app.providers.chat.select import _parsed as _units
 from app.providers.embeddings.fake import FakeEmbedder
 from app.providers.rerank.offline import _cosines
 from app.safety.screen import without_instructions

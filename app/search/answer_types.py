@@ -11,10 +11,12 @@ English (the answerer's own how-to cues for German and French are `asks_for_step
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 from app.language.lexicon import alternation
-from app.language.text import content_terms, is_code
+from app.language.synonyms import EMPTY, SynonymTable, covered_terms
+from app.language.text import content_terms, is_code, term_set
 
 _ASKS = {
     "price": re.compile(
@@ -188,3 +190,26 @@ def named_terms(question: str) -> list[str]:
         tail = question[match.end() : match.end() + 2]
         opening = any(c in ".!?" for c in tail)
     return list(dict.fromkeys(out))
+
+
+def missing_names(
+    question: str, texts: Sequence[str], synonyms: SynonymTable = EMPTY, *, language: str = "en"
+) -> list[str]:
+    """The question's names, numbers and identifiers (as the customer wrote them) that none of
+    `texts` contains, by itself or through a synonym ("UK" is in a passage that writes "United
+    Kingdom" when the tenant groups the two). German capitalises every noun, so there only
+    numbers and identifiers count ("Batterie" is not a name the articles fail to mention)."""
+    present: set[str] = set()
+    for text in texts:
+        present |= term_set(text) | covered_terms(text, synonyms)
+    named = set(named_terms(question))
+    if language == "de":
+        named = {t for t in named if is_code(t) or any(c.isdigit() for c in t)}
+    out: list[str] = []
+    for match in _WORDS.finditer(question):
+        word = match.group(0)
+        found = content_terms(word)
+        absent = found and all(t in named for t in found) and not any(t in present for t in found)
+        if absent and word not in out:
+            out.append(word)
+    return out

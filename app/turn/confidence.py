@@ -51,12 +51,14 @@ from typing import Literal
 
 import numpy as np
 
+from app.language.detect import detect_language
 from app.language.synonyms import EMPTY, SynonymTable, covered_terms
 from app.language.text import is_code, term_set
 from app.language.words import fold_terms
 from app.search.answer_types import (
     asked_types,
     asks_an_amount,
+    missing_names,
     named_terms,
     shows_type,
     subject_terms,
@@ -168,6 +170,7 @@ class Scored:
     sentence: float = 0.0  # `sentence_match` over the top passages (0: not computed)
     # the tenant's synonym groups: the best passage covers a term it writes another way
     synonyms: SynonymTable = EMPTY
+    texts: Sequence[str] = ()  # every passage the answer may quote (heading line + body)
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,6 +276,15 @@ def decide(
     )
     features = answerability_features(question, scored)
     top = features["top"]
+    absent = missing_names(
+        question,
+        scored.texts or [scored.best_text],
+        scored.synonyms,
+        language=detect_language(question) or "en",
+    )
+    if absent:  # what the question is about is nowhere in what the answer could quote
+        why = f"no passage mentions {', '.join(absent)}"
+        return Confidence("none", None, why + note, features)
     if bands.model is None:
         band = top_score_band(top, bands)
         why = f"top rerank score {top:.2f} (no answerability model for {calibration!r})"

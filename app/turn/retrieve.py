@@ -455,7 +455,7 @@ async def _retrieve(
 
 
 def _scored(
-    result: RetrievalResult, ranked: Sequence[RankedPassage], sentence: float = 0.0
+    result: RetrievalResult, ranked: Sequence[RankedPassage], sentence: float = 0.0, top: int = 5
 ) -> Scored | None:
     scores = [p.rerank_score for p in ranked]
     if not ranked or any(s is None for s in scores):
@@ -471,6 +471,7 @@ def _scored(
         ticket_docs=list(dict.fromkeys(h.doc_id for h in result.dense_tickets)),
         sentence=sentence,
         synonyms=result.synonyms,
+        texts=[passage_text(p.hit) for p in ranked[:top]],
     )
 
 
@@ -530,7 +531,8 @@ async def _confidence(
     )
     if calibration in tuning.confidence or result.top_rerank_score is None:
         sentence = await _sentence_feature(result, result.reranked, judge, embedder, tuning)
-        return decide(question, _scored(result, result.reranked, sentence), calibration, tuning)
+        scored = _scored(result, result.reranked, sentence, tuning.top_passages)
+        return decide(question, scored, calibration, tuning)
     fallback = tuning.confidence_fallback
     try:
         head = list(result.reranked[: tuning.top_passages])
@@ -546,5 +548,9 @@ async def _confidence(
     )
     sentence = await _sentence_feature(result, rescored, judge, embedder, tuning)
     return decide(
-        question, _scored(result, rescored, sentence), fallback, tuning, scored_by=reranker.name
+        question,
+        _scored(result, rescored, sentence, tuning.top_passages),
+        fallback,
+        tuning,
+        scored_by=reranker.name,
     )

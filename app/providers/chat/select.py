@@ -26,8 +26,9 @@ from functools import lru_cache
 from typing import Any
 
 from app.ingest.sections import build_sections
+from app.language.utterance import reports_a_problem
 from app.providers.chat.base import PassageLike
-from app.providers.chat.offline import ENGLISH, Reading, synonym_terms, terms
+from app.providers.chat.offline import ENGLISH, Reading, product_terms, synonym_terms, terms
 from app.safety.screen import without_instructions
 from app.search.answer_types import (
     asked_types,
@@ -40,16 +41,20 @@ from app.store.models import Block
 from app.text import Phrases, phrase
 
 PATH_SEP = " › "
-MAX_WORDS = 90  # a reply's quoted text, paragraphs grown up to it (the naive window is ~85)
+MAX_WORDS = 80  # a reply's quoted text, paragraphs grown up to it (the naive window is ~85)
 MAX_ITEMS = 8  # a list is quoted whole up to this many items, else the rest is pointed to
 MAX_ROWS = 8  # a table is quoted whole up to this many rows
 MAX_CODE_LINES = 15
-RANK_DECAY = 0.1  # passage i (0-based) weighs 1 / (1 + 0.1 i): the reranker's order counts
-SIBLING_RANK = 2  # another section of a retrieved article weighs as if ranked this much lower
+RANK_DECAY = 0.2  # passage i (0-based) weighs 1 / (1 + 0.2 i): the reranker's order counts
+TOTAL_WORDS = 110  # a further block (another section's) joins while the reply stays within this
+OTHER_SUPPORT = 0.3  # ... and it scores at least this share of the best block
+SIBLING_RANK = 1  # another section of a retrieved article weighs as if ranked this much lower
 HEADING_WEIGHT = 1.0  # question terms the section's own headings name count this much more
 TYPE_BONUS = 0.6  # a block that shows the asked answer type, as a share of the question's weight
 STEPS_BONUS = 0.5  # a how-to: an ordered list (or its lead-in), by what its headings name
 LEAD_IN_FACTOR = 0.9
+CLOSING_WORDS = 25  # a procedure's last paragraph this short says what happens once it is done
+LEAD_IN_WORDS = 40  # a section's opening paragraph this short, right before a list, introduces it
 CODE_FACTOR = 0.5
 RUN_ON_WORDS = 25  # a longer line with no closing punctuation is a flattened table or infobox
 SUPPORT = 0.5  # a neighbouring paragraph joins while it scores this share of the best block
@@ -60,6 +65,7 @@ _LOWER_ABBREVIATIONS = frozenset({"vs", "approx", "incl", "cf", "ca", "resp"})
 _CLOSED = re.compile(r"[.!?:;][\"'”’)]?\s*$")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)\s]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+_JOINER = re.compile(r"(?:[,;]|,? (?:or|and))$")  # "- at the front desk, or": a list item
 _EMPHASIS = re.compile(r"\*\*|__|(?<!`)`(?!`)")
 
 
@@ -200,9 +206,17 @@ def _own(rank: int, p: PassageLike) -> list[Candidate]:
         return [Candidate(rank, p.title, path, section.anchor, blocks, rank)]
     crumbs = tuple(x.strip() for x in p.breadcrumb.split("›")[1:]) if p.breadcrumb else ()
     return [
-        Candidate(rank, p.title, tuple(path) or crumbs, "", blocks, rank)
+        Candidate(rank, p.title, _under(crumbs, tuple(path)), "", blocks, rank)
         for path, blocks in _parsed(p.kind, p.title, p.text)
     ]
+
+
+def _under(crumbs: tuple[str, ...], path: tuple[str, ...]) -> tuple[str, ...]:
+    """A passage's own heading path, placed under its breadcrumb ("Repeating orders" cut from
+    "Placing an order › Repeating orders" keeps the heading above it)."""
+    if not path:
+        return crumbs
+    return crumbs[: crumbs.index(path[0])] + path if path[0] in crumbs else path
 
 
 @lru_cache(maxsize=4096)
@@ -239,6 +253,7 @@ class _Asked:
     weights: dict[str, float]
     types: tuple[str, ...]
     steps: bool
+    subject: frozenset[str] = frozenset()  # the tenant's products the question names
 
     @property
     def total(self) -> float:
@@ -266,7 +281,10 @@ def _asked(question: str, cands: Sequence[Candidate], reading: Reading) -> _Aske
     n = max(len(docs), 1)
     weights = {t: math.log(1 + n / (1 + sum(1 for d in docs if t in d))) + 0.1 for t in every}
     types = tuple(t for t in asked_types(question) if t in _VALUE_TYPES)
-    return _Asked(frozenset(asked), weights, types, asks_for_steps(question))
+    subject = frozenset(product_terms(question, reading)) & asked
+    # a problem reported ("my tracker isn't updating") is answered by the steps that fix it
+    steps = asks_for_steps(question) or reports_a_problem(question)
+    return _Asked(frozenset(asked), weights, types, steps, subject)
 
 
 def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
@@ -274,48 +292,99 @@ def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
     said = _terms(block_text(block), reading)
     titled = _terms(cand.lead, reading)
     path = _terms(PATH_SEP.join(cand.path), reading)
+    if asked.subject and not (said | path) & (asked.terms - asked.subject):
+        return 0.0  # it names the product asked about, and nothing that is asked of it
     score = asked.cover(said | titled) + HEADING_WEIGHT * asked.cover_all(path)
-    if asked.types and any(shows_type(t, block.text) for t in asked.types) and said & asked.terms:
-        score += TYPE_BONUS * asked.total
     steps = block.ordered or (block.kind == "tab" and shows_type("procedure", block.text))
-    if asked.steps and (steps or _leads_into(cand, k, "list")):
+    steps = asked.steps and (steps or _leads_into(cand, k, "list"))
+    if asked.types and any(shows_type(t, block.text) for t in asked.types) and said & asked.terms:
+        score += TYPE_BONUS * asked.total  # it shows the kind of value asked for
+    if steps:
         score += STEPS_BONUS * asked.cover(titled)  # steps for what the section is about
     if block.kind == "code":
         score *= CODE_FACTOR  # a response body or a command supports no prose answer
-    if _leads_into(cand, k) and not asked.steps:
+    if cand.blocks[k].text.rstrip().endswith(":") and _leads_into(cand, k) and not asked.steps:
         score *= LEAD_IN_FACTOR  # "… the API returns:" is said whole by a statement on a tie
     return score / asked.total / (1 + RANK_DECAY * cand.rank)
 
 
 def _leads_into(cand: Candidate, k: int, *kinds: str) -> bool:
-    """Block k is a line that introduces the next block ("Use these shortcuts:")."""
+    """Block k is a line that introduces the next block: it ends with a colon ("Use these
+    shortcuts:"), or it is a short paragraph opening its section right before a list ("If the
+    tracker does not update, follow the steps below to check your settings.")."""
     nxt = cand.blocks[k + 1] if k + 1 < len(cand.blocks) else None
     here = cand.blocks[k]
-    return (
-        here.kind == "paragraph"
-        and here.text.rstrip().endswith(":")
-        and nxt is not None
-        and (not kinds or nxt.kind in kinds)
-    )
+    if here.kind != "paragraph" or nxt is None or (kinds and nxt.kind not in kinds):
+        return False
+    opening = k == 0 and nxt.kind == "list" and len(here.text.split()) <= LEAD_IN_WORDS
+    return here.text.rstrip().endswith(":") or opening
 
 
 def best_choice(
     question: str, passages: Sequence[PassageLike], reading: Reading = ENGLISH
 ) -> Choice | None:
     """The best block of the best section for the question, grown as its kind reads."""
+    found = choices(question, passages, reading)
+    return found[0] if found else None
+
+
+def choices(
+    question: str, passages: Sequence[PassageLike], reading: Reading = ENGLISH
+) -> list[Choice]:
+    """The best block of the best section, grown as its kind reads; then, while the reply stays
+    within `TOTAL_WORDS`, the best prose block of each other section that scores at least
+    `OTHER_SUPPORT` of it (a reference answer often joins two passages)."""
     cands = candidates(passages, _terms(question, reading))
     if not cands:
-        return None
+        return []
     asked = _asked(question, cands, reading)
-    scored = [
-        (_score(asked, c, k, reading), -c.rank, -k, c, k)
-        for c in cands
-        for k in range(len(c.blocks))
-    ]
-    best, _, _, cand, k = max(scored, key=lambda s: s[:3])
+    scored = sorted(
+        (
+            (_score(asked, c, k, reading), -c.rank, -k, c, k)
+            for c in cands
+            for k in range(len(c.blocks))
+        ),
+        key=lambda s: s[:3],
+        reverse=True,
+    )
+    best, _, _, cand, k = scored[0]
     if best <= 0:
-        return None
-    return _grown(asked, cand, k, best, reading)
+        return []
+    out = [_grown(asked, cand, k, best, reading)]
+    if out[0].rows or cand.blocks[k].kind != "paragraph":
+        return out  # a list, table or code answers whole
+    if asked.types and any(shows_type(t, _said(out[0])) for t in asked.types):
+        return out  # the value asked for, in its sentence
+    words = _words(out[0])
+    # what the best section's headings name of the question: another section must say it too
+    # (under "Blinking yellow", the "Blinking red" section answers another question)
+    named = asked.terms & _terms(PATH_SEP.join(cand.path), reading)
+    for score, _, _, other, j in scored[1:]:
+        if score < OTHER_SUPPORT * best:
+            break
+        if any(c.candidate == other for c in out) or other.blocks[j].kind != "paragraph":
+            continue
+        if not named <= _terms(f"{PATH_SEP.join(other.path)} {other.blocks[j].text}", reading):
+            continue
+        more = _grown(asked, other, j, score, reading)
+        if words + _words(more) > TOTAL_WORDS or _said(more) in {_said(c) for c in out}:
+            continue  # too long, or the same text from another copy of the page
+        out.append(more)
+        words += _words(more)
+    return out
+
+
+def _said(choice: Choice) -> str:
+    """The words a choice quotes, for comparing two choices."""
+    if choice.sentences:
+        return " ".join(choice.sentences)
+    return " ".join(" ".join(choice.candidate.blocks[k].text.split()) for k in choice.blocks)
+
+
+def _words(choice: Choice) -> int:
+    if choice.sentences:
+        return sum(len(s.split()) for s in choice.sentences)
+    return sum(len(choice.candidate.blocks[k].text.split()) for k in choice.blocks)
 
 
 def _grown(asked: _Asked, cand: Candidate, k: int, best: float, reading: Reading) -> Choice:
@@ -328,6 +397,8 @@ def _grown(asked: _Asked, cand: Candidate, k: int, best: float, reading: Reading
         chosen: tuple[int, ...] = (k - 1, k)
     else:
         chosen = (k,)
+    if block.ordered and _closes(cand, k + 1):
+        chosen = (*chosen, k + 1)  # "The Gadget shows a green light once it is paired."
     if block.kind == "table":
         return Choice(cand, chosen, best, rows=_rows(asked, cand, block, reading))
     if block.kind != "paragraph":
@@ -336,6 +407,18 @@ def _grown(asked: _Asked, cand: Candidate, k: int, best: float, reading: Reading
     if said:
         return Choice(cand, chosen, best, sentences=said)
     return Choice(cand, _neighbours(asked, cand, k, best, reading), best)
+
+
+def _closes(cand: Candidate, k: int) -> bool:
+    """Block k is a short last paragraph after a procedure: what happens once it is done."""
+    last = k == len(cand.blocks) - 1
+    block = cand.blocks[k] if k < len(cand.blocks) else None
+    return (
+        block is not None
+        and last
+        and block.kind == "paragraph"
+        and (len(block.text.split()) <= CLOSING_WORDS)
+    )
 
 
 def _sentences_of(asked: _Asked, text: str, reading: Reading) -> tuple[str, ...]:
@@ -440,7 +523,8 @@ def _list(block: Block, cand: Candidate, ph: Phrases | None) -> str:
     lines = []
     for i, item in enumerate(items[:MAX_ITEMS], 1):
         first, *rest = item.splitlines()
-        lines.append(f"{i}. {clean(first)}" if block.ordered else f"- {clean(first)}")
+        first = _JOINER.sub("", clean(first)) if not rest else clean(first)
+        lines.append(f"{i}. {first}" if block.ordered else f"- {first}")
         lines.extend(f"   {clean(line.strip())}" for line in rest if line.strip())
     if len(items) > MAX_ITEMS:
         lines.append(_rest(cand, ph))
@@ -479,8 +563,9 @@ def select_answer(
     ph: Phrases | None = None,
 ) -> str:
     """The selected answer, rendered and cited ("" when no block shares a term with it)."""
-    choice = best_choice(question, passages, reading)
-    return render(choice, choice.candidate.passage + 1, ph) if choice else ""
+    return "\n".join(
+        render(c, c.candidate.passage + 1, ph) for c in choices(question, passages, reading)
+    )
 
 
 def passage_text(
