@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from app.ingest.sections import build_sections
+from app.language.lexicon import lexicon
 from app.language.utterance import reports_a_problem
 from app.providers.chat.base import PassageLike
 from app.providers.chat.offline import ENGLISH, Reading, product_terms, synonym_terms, terms
@@ -272,6 +273,21 @@ def _terms(text: str, reading: Reading) -> frozenset[str]:
     return frozenset(terms(text, reading) | synonym_terms(text, reading))
 
 
+@lru_cache(maxsize=16384)
+def _said(text: str, reading: Reading) -> frozenset[str]:
+    """What a passage's text covers: its terms, and the other verbs of each action it names
+    (the language's `equivalent_actions`: "Replacing the batteries" covers "change")."""
+    said = _terms(text, reading)
+    extra = [g for g in _actions(reading.language) if g & said]
+    return said.union(*extra) if extra else said
+
+
+@lru_cache(maxsize=8)
+def _actions(language: str) -> tuple[frozenset[str], ...]:
+    groups = lexicon(language).get("equivalent_actions") or []
+    return tuple(frozenset(terms(g, Reading(language))) for g in groups)
+
+
 def _asked(question: str, cands: Sequence[Candidate], reading: Reading) -> _Asked:
     """The question's terms, weighted by how rare they are among the candidates' blocks."""
     frame = _terms(" ".join(frame_terms(question) | capability_terms(question)), reading)
@@ -289,10 +305,11 @@ def _asked(question: str, cands: Sequence[Candidate], reading: Reading) -> _Aske
 
 def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
     block = cand.blocks[k]
-    said = _terms(block_text(block), reading)
-    titled = _terms(cand.lead, reading)
-    path = _terms(PATH_SEP.join(cand.path), reading)
-    if asked.subject and not (said | path) & (asked.terms - asked.subject):
+    said = _said(block_text(block), reading)
+    titled = _said(cand.lead, reading)
+    path = _said(PATH_SEP.join(cand.path), reading)
+    beyond = asked.terms - asked.subject  # "how much does the panel cost?": nothing beyond
+    if asked.subject and beyond and not (said | path) & beyond:
         return 0.0  # it names the product asked about, and nothing that is asked of it
     score = asked.cover(said | titled) + HEADING_WEIGHT * asked.cover_all(path)
     steps = block.ordered or (block.kind == "tab" and shows_type("procedure", block.text))
@@ -353,7 +370,7 @@ def choices(
     out = [_grown(asked, cand, k, best, reading)]
     if out[0].rows or cand.blocks[k].kind != "paragraph":
         return out  # a list, table or code answers whole
-    if asked.types and any(shows_type(t, _said(out[0])) for t in asked.types):
+    if asked.types and any(shows_type(t, _quoted(out[0])) for t in asked.types):
         return out  # the value asked for, in its sentence
     words = _words(out[0])
     # what the best section's headings name of the question: another section must say it too
@@ -367,14 +384,14 @@ def choices(
         if not named <= _terms(f"{PATH_SEP.join(other.path)} {other.blocks[j].text}", reading):
             continue
         more = _grown(asked, other, j, score, reading)
-        if words + _words(more) > TOTAL_WORDS or _said(more) in {_said(c) for c in out}:
+        if words + _words(more) > TOTAL_WORDS or _quoted(more) in {_quoted(c) for c in out}:
             continue  # too long, or the same text from another copy of the page
         out.append(more)
         words += _words(more)
     return out
 
 
-def _said(choice: Choice) -> str:
+def _quoted(choice: Choice) -> str:
     """The words a choice quotes, for comparing two choices."""
     if choice.sentences:
         return " ".join(choice.sentences)
