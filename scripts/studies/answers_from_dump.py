@@ -38,7 +38,9 @@ def passages(row: dict, docs: dict, top: int) -> list[Passage]:
         crumb = " › ".join([title, r.get("heading") or ""]) if r.get("heading") else title
         p = Passage(r["passage"], r["doc"], "doc", title, crumb, r["text"], tree=tree)
         section = section_for(p, tree) if tree else None
-        out.append(Passage(p.id, p.doc_id, p.kind, title, crumb, p.text, section=section, tree=tree))
+        out.append(
+            Passage(p.id, p.doc_id, p.kind, title, crumb, p.text, section=section, tree=tree)
+        )
     return out
 
 
@@ -63,21 +65,34 @@ def main() -> None:
             continue
         ps = passages(row, docs, args.top)
         q = row["condensed"]
-        req = GenerationRequest(system="", messages=(), question=q, original=row["message"],
-                                passages=ps, confidence="strong")
+        req = GenerationRequest(
+            system="",
+            messages=(),
+            question=q,
+            original=row["message"],
+            passages=ps,
+            confidence="strong",
+        )
         reply = offline_answer(req)
         window = " ".join(row["reranked"][0]["text"].split())[:512]
-        got = (reference_recall(reply, case.reference), token_f1(reply, case.reference),
-               word_count(reply), reference_recall(window, case.reference), word_count(window))
+        got = (
+            reference_recall(reply, case.reference),
+            token_f1(reply, case.reference),
+            word_count(reply),
+            reference_recall(window, case.reference),
+            word_count(window),
+        )
         rows[row["domain"]].append(got)
         rows["all"].append(got)
         if shown < args.show:
             shown += 1
             print(f"--- {q}\n{reply}\n")
     for k, r in sorted(rows.items()):
-        print(f"{args.split or 'both'} {k:9s} n={len(r):3d} reply recall={mean(x[0] for x in r):.3f}"
-              f" f1={mean(x[1] for x in r):.3f} words={median(x[2] for x in r):5.1f} | window "
-              f"recall={mean(x[3] for x in r):.3f} words={median(x[4] for x in r):5.1f}")
+        print(
+            f"{args.split or 'both'} {k:9s} n={len(r):3d} reply recall={mean(x[0] for x in r):.3f}"
+            f" f1={mean(x[1] for x in r):.3f} words={median(x[2] for x in r):5.1f} | window "
+            f"recall={mean(x[3] for x in r):.3f} words={median(x[4] for x in r):5.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -57,6 +57,7 @@ LEAD_IN_FACTOR = 0.9
 CLOSING_WORDS = 25  # a procedure's last paragraph this short says what happens once it is done
 LEAD_IN_WORDS = 40  # a section's opening paragraph this short, right before a list, introduces it
 CODE_FACTOR = 0.5
+TAB_FACTOR = 0.5
 RUN_ON_WORDS = 25  # a longer line with no closing punctuation is a flattened table or infobox
 SUPPORT = 0.5  # a neighbouring paragraph joins while it scores this share of the best block
 _VALUE_TYPES = ("price", "duration", "quantity", "date")
@@ -66,6 +67,7 @@ _LOWER_ABBREVIATIONS = frozenset({"vs", "approx", "incl", "cf", "ca", "resp"})
 _CLOSED = re.compile(r"[.!?:;][\"'”’)]?\s*$")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)\s]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+_LIST_LINE = re.compile(r"(?:[-*+•]|\d{1,2}[.)])\s")
 _JOINER = re.compile(r"(?:[,;]|,? (?:or|and))$")  # "- at the front desk, or": a list item
 _EMPHASIS = re.compile(r"\*\*|__|(?<!`)`(?!`)")
 
@@ -320,6 +322,8 @@ def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
         score += STEPS_BONUS * asked.cover(titled)  # steps for what the section is about
     if block.kind == "code":
         score *= CODE_FACTOR  # a response body or a command supports no prose answer
+    if block.kind == "tab" and not _terms(block.label or "", reading) & asked.terms:
+        score *= TAB_FACTOR  # one platform's panel, for a question that names no platform
     if cand.blocks[k].text.rstrip().endswith(":") and _leads_into(cand, k) and not asked.steps:
         score *= LEAD_IN_FACTOR  # "… the API returns:" is said whole by a statement on a tie
     return score / asked.total / (1 + RANK_DECAY * cand.rank)
@@ -530,9 +534,23 @@ def _block(block: Block, cand: Candidate, ph: Phrases | None) -> str:
         lines = block.text.splitlines()[:MAX_CODE_LINES]
         return "```\n" + "\n".join(lines) + "\n```"
     if block.kind in ("callout", "tab") and block.label:
-        inner = [clean(line.lstrip("> ")) for line in block.text.splitlines() if line.strip()]
-        return f"{clean(block.label)}: " + "\n".join(inner)
-    return clean(block.text)
+        inner = _unwrapped(block.text)
+        return f"{clean(block.label)}:" + ("\n" if _LIST_LINE.match(inner) else " ") + inner
+    return _unwrapped(block.text)
+
+
+def _unwrapped(text: str) -> str:
+    """A callout's or tab's text with its hard-wrapped lines joined; list lines stay lines."""
+    out: list[str] = []
+    for raw in text.splitlines():
+        line = clean(raw.strip().lstrip("> ").strip())
+        if not line:
+            continue
+        if out and not _LIST_LINE.match(line) and not _CLOSED.search(out[-1]):
+            out[-1] += " " + line  # the sentence goes on: the source wrapped it at a width
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def _list(block: Block, cand: Candidate, ph: Phrases | None) -> str:
