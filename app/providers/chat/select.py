@@ -1,8 +1,8 @@
 """Answers chosen from a document's structure: the best block(s) of the best section. Pure.
 
-Today `passage_text` feeds the language-model prompt (each numbered passage is its section's
-selected blocks under its heading path); `select_answer` is the offline answerer built on the
-same scoring, measured against the sentence extractor before it replaces it (issue 38).
+`select_answer` is the offline answer (`offline.extract_answer`); `passage_text` feeds the
+language-model prompt with the same scoring (each numbered passage is its section's selected
+blocks under its heading path).
 
 Each passage stands for one section of its article (the stored section tree, attached by the turn;
 else the tree of the passage's own text). Every block of every candidate section is scored by the
@@ -42,6 +42,9 @@ from app.store.models import Block
 from app.text import Phrases, phrase
 
 PATH_SEP = " › "
+# MAX_WORDS, TOTAL_WORDS, OTHER_SUPPORT, RANK_DECAY and SIBLING_RANK were chosen on the MT-RAG tune
+# part (`python -m scripts.studies.answers_from_dump DUMP --split tune`: reference recall and
+# token F1 of the reply at its median length); the report part is quoted in docs/evaluation.md.
 MAX_WORDS = 80  # a reply's quoted text, paragraphs grown up to it (the naive window is ~85)
 MAX_ITEMS = 8  # a list is quoted whole up to this many items, else the rest is pointed to
 MAX_ROWS = 8  # a table is quoted whole up to this many rows
