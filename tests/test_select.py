@@ -135,7 +135,7 @@ def test_a_procedure_keeps_its_code_and_a_tab_panel_answers_its_platform() -> No
     assert got[-1] == "3. Sign in."
     android = lines("How do I install it on Android?")
     assert android[0] == "Field notes app › Install › Mobile [6]:"
-    assert android[1] == "On Android: 1. Open the Play Store."
+    assert android[1:3] == ["On Android:", "1. Open the Play Store."]
     assert "App Store" not in "\n".join(android)
 
 

@@ -40,7 +40,7 @@ def block_features(row: dict[str, Any]) -> dict[str, float]:
     found = select.choices(question, ps) if ps else []
     if not found:
         return {"block": 0.0, "block_top": 0.0, "block_type": 0.0}
-    said = select._said(found[0])
+    said = select._quoted(found[0])
     types = [t for t in asked_types(question) if t in VALUE_TYPES]
     typed = (1.0 if any(shows_type(t, said) for t in types) else 0.0) if types else 0.5
     first = 1.0 if found[0].candidate.passage == 0 else 0.0

@@ -301,10 +301,12 @@ def _asked(question: str, cands: Sequence[Candidate], reading: Reading) -> _Aske
     docs = [_terms(block_text(b), reading) for c in cands for b in c.blocks]
     n = max(len(docs), 1)
     weights = {t: math.log(1 + n / (1 + sum(1 for d in docs if t in d))) + 0.1 for t in every}
-    types = tuple(t for t in asked_types(question) if t in _VALUE_TYPES)
     subject = frozenset(product_terms(question, reading)) & asked
     # a problem reported ("my tracker isn't updating") is answered by the steps that fix it
     steps = asks_for_steps(question) or reports_a_problem(question)
+    # a how-to asks for steps, not a value ("book a desk for next week" asks no duration)
+    types = () if asks_for_steps(question) else asked_types(question)
+    types = tuple(t for t in types if t in _VALUE_TYPES)
     return _Asked(frozenset(asked), weights, types, steps, subject)
 
 
@@ -313,13 +315,14 @@ def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
     said = _said(block_text(block), reading)
     titled = _said(cand.lead, reading)
     path = _said(PATH_SEP.join(cand.path), reading)
-    beyond = asked.terms - asked.subject  # "how much does the panel cost?": nothing beyond
-    if asked.subject and beyond and not (said | path) & beyond:
+    typed = bool(asked.types) and any(shows_type(t, block.text) for t in asked.types)
+    beyond = asked.terms - asked.subject
+    if asked.subject and beyond and not (said | path) & beyond and not typed:
         return 0.0  # it names the product asked about, and nothing that is asked of it
     score = asked.cover(said | titled) + HEADING_WEIGHT * asked.cover_all(path)
     steps = block.ordered or (block.kind == "tab" and shows_type("procedure", block.text))
     steps = asked.steps and (steps or _leads_into(cand, k, "list"))
-    if asked.types and any(shows_type(t, block.text) for t in asked.types) and said & asked.terms:
+    if typed and said & asked.terms:
         score += TYPE_BONUS * asked.total  # it shows the kind of value asked for
     if steps:
         score += STEPS_BONUS * asked.cover(titled)  # steps for what the section is about
