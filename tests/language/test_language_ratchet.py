@@ -14,8 +14,10 @@ from scripts.count_rules import count, count_file
 # point, 119 lines, 4 regexes, 4 branches, 156 listed words) is counted too. The question
 # shapes the router once matched with six patterns (404 branches: five question shapes and the
 # people a request for a person names) are rows of app/language/shapes.yaml that its shape model
-# learns from.
-CEILING = {"lines": 5288, "regexes": 143, "branches": 1224, "words": 525}
+# learns from. The offline answerer's sentence extractor (about 720 lines of offline.py) gave
+# way to the block selector of issue 38 (app/providers/chat/select.py, reading the section
+# tree; not counted here: it holds no word lists and 7 small regexes).
+CEILING = {"lines": 4628, "regexes": 131, "branches": 1206, "words": 524}
 
 
 def test_the_layer_does_not_grow() -> None:
