@@ -433,7 +433,18 @@ def _grown(asked: _Asked, cand: Candidate, k: int, best: float, reading: Reading
     said = _sentences_of(asked, block.text, reading)
     if said:
         return Choice(cand, chosen, best, sentences=said)
-    return Choice(cand, _neighbours(asked, cand, k, best, reading), best)
+    chosen = _neighbours(asked, cand, k, best, reading)
+    if _asks(block) and k + 1 < len(cand.blocks) and chosen[-1] == k:
+        chosen = (*chosen, k + 1)  # an FAQ's question: its answer is the block under it
+    if _leads_into(cand, chosen[-1]):  # the paragraphs end in "… the shortcuts are:"
+        chosen = (*chosen, chosen[-1] + 1)
+    return Choice(cand, chosen, best)
+
+
+def _asks(block: Block) -> bool:
+    """A one-line paragraph that is a question: an FAQ entry's heading written as text."""
+    text = block.text.strip()
+    return block.kind == "paragraph" and "\n" not in text and text.endswith("?")
 
 
 def _closes(cand: Candidate, k: int) -> bool:
