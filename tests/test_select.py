@@ -169,3 +169,19 @@ def test_a_language_model_reads_the_chosen_blocks_under_the_heading_path() -> No
     crumb, text = passage_text("How long does sync take?", sync)
     assert crumb == "Field notes app › Sync"
     assert "within 30 seconds" in text and "Conflicts keep both copies." in text  # short: whole
+
+
+def test_an_faq_question_brings_its_answer_and_what_the_answer_leads_into() -> None:
+    """An FAQ written as paragraphs (the question a line of its own): the question is not the
+    answer, the block under it is, and a line ending in a colon brings its list."""
+    faq = (
+        "I rotated my pages by mistake. How do I turn them back?\n\n"
+        "The shortcuts that rotate pages are:\n\n"
+        "- Rotate clockwise: r\n- Rotate anticlockwise: shift + r\n\n"
+        "Why is there no read-aloud for scanned pages?\n\n"
+        "Read-aloud needs text; a scanned page is an image."
+    )
+    page = Passage(id="faq#0", doc_id="faq", kind="doc", title="FAQ", breadcrumb="FAQ", text=faq)
+    got = select_answer("I rotated my pages by mistake, how do I rotate them back?", [page])
+    assert "- Rotate anticlockwise: shift + r" in got, got
+    assert "scanned" not in got, got
