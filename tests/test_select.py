@@ -185,3 +185,24 @@ def test_an_faq_question_brings_its_answer_and_what_the_answer_leads_into() -> N
     got = select_answer("I rotated my pages by mistake, how do I rotate them back?", [page])
     assert "- Rotate anticlockwise: shift + r" in got, got
     assert "scanned" not in got, got
+
+
+def test_a_passage_naming_the_same_action_with_another_verb_answers() -> None:
+    """The language's equivalent verbs (lexicon data), passage side: "modifiée" answers
+    "changer", "Replacing" answers "change"."""
+    from app.providers.chat.offline import Reading
+
+    text = (
+        "## Lecteur d'écran\n\nLe lecteur d'écran annonce la police du texte avec Insert + F.\n\n"
+        "## Texte\n\nLa police peut être modifiée dans le menu Préférences puis Texte.\n"
+    )
+    page = Passage(id="p#0", doc_id="p", kind="doc", title="Lire", breadcrumb="Lire", text=text)
+    got = select_answer("Où est-ce que je change la police ?", [page], Reading.of("fr", None))
+    assert got.startswith("Lire › Texte [1]:\nLa police peut être modifiée"), got
+    text = (
+        "## Battery life\n\nThe battery lasts a year.\n\n"
+        "## Replacing the battery\n\n1. Open the cover.\n2. Swap the cell.\n"
+    )
+    page = Passage(id="b#0", doc_id="b", kind="doc", title="Tag", breadcrumb="Tag", text=text)
+    got = select_answer("How do I change the battery?", [page])
+    assert got.startswith("Tag › Replacing the battery [1]:\n1. Open the cover."), got
