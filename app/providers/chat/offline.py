@@ -415,25 +415,30 @@ def offline_answer(request: GenerationRequest) -> str:
         extract = extract or extract_answer(question, request.passages, reading, ph)
     if not found and not extract:
         return no_answer_reply(request.tool_results, ph)  # what the lookups said, and a person
-    body = extract
-    if extract:
-        missing = missing_names(
-            request.question or request.original,
-            request.passages,
-            request.synonyms,
-            language=request.locale,
-        )
-        if missing:  # say what is not covered rather than let the extract pass for an answer
-            body += " " + phrase(
-                ph, "missing_names", "The articles I found don't mention {names}.",
-                names=_join(missing, phrase(ph, "or", " or ")),
-            )  # fmt: skip
-    if extract and request.confidence == "weak":
-        body = _introduced(body, request, ph)
-        body += " " + phrase(ph, "weak_hedge", WEAK_HEDGE)
+    body = _framed(extract, request) if extract else ""
     # a list starts on its own line, also after the lookups' sentences
     joiner = "\n" if facts and _LIST_START.match(body) else " "
     return joiner.join(p for p in (" ".join(facts), body) if p)
+
+
+def _framed(extract: str, request: GenerationRequest) -> str:
+    """The passages' answer as the customer reads it: what it does not cover said, and a weak
+    one introduced as the documents' and hedged."""
+    ph, body = request.phrases, extract
+    missing = missing_names(
+        request.question or request.original,
+        request.passages,
+        request.synonyms,
+        language=request.locale,
+    )
+    if missing:  # say what is not covered rather than let the extract pass for an answer
+        body += " " + phrase(
+            ph, "missing_names", "The articles I found don't mention {names}.",
+            names=_join(missing, phrase(ph, "or", " or ")),
+        )  # fmt: skip
+    if request.confidence == "weak":
+        body = _introduced(body, request, ph) + " " + phrase(ph, "weak_hedge", WEAK_HEDGE)
+    return body
 
 
 _LEAD = re.compile(r"(.+) (\[\d+\]):\n")  # a selected answer's first line: its heading path, cited
