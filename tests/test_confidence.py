@@ -20,6 +20,7 @@ from app.turn.confidence import (
     context_query,
     decide,
     sentence_match,
+    unmentioned,
 )
 from tuning import TUNING, AnswerabilityModel, ConfidenceBands
 
@@ -303,3 +304,12 @@ def test_a_strong_answer_cites_nothing_below_the_weak_threshold() -> None:
 )
 def test_asks_for_members(question: str, members: bool) -> None:
     assert asks_for_members(question) is members
+
+
+def test_a_number_or_a_found_identifier_does_not_gate_the_band() -> None:
+    """A bare number is the customer's situation ("meeting room 4"), and a question whose
+    identifiers the passages hold is answered by them whatever else it names."""
+    text = "AUTH_302\nAUTH_302 means the SAML response signature did not verify."
+    assert unmentioned("AUTH_302 when I sign in with Okta", scored(text)) == []
+    assert unmentioned("How do I book meeting room 4?", scored("Booking\nOpen Book.")) == []
+    assert unmentioned("Does AUTH_999 happen with Okta?", scored(text)) == ["AUTH_999", "Okta"]

@@ -233,6 +233,23 @@ def lacks_asked_value(question: str, best_text: str) -> str | None:
     return next((k for k in _VALUE_TYPES if k in asked and not shows_type(k, best_text)), None)
 
 
+def unmentioned(question: str, scored: Scored) -> list[str]:
+    """The names the question asks about that no passage the answer could quote mentions
+    (`answer_types.missing_names`): a device, product or feature the docs never name. A bare
+    number is the customer's situation ("meeting room 4"), not what is asked, and a question
+    whose identifiers ("AUTH_302") are all there is answered by them whatever else it names
+    ("… when I sign in with Okta")."""
+    texts = scored.texts or [scored.best_text]
+    absent = missing_names(
+        question, texts, scored.synonyms, language=detect_language(question) or "en"
+    )
+    absent = [w for w in absent if not w.isdigit()]
+    codes = [t for t in named_terms(question) if is_code(t)]
+    if absent and codes and not any(is_code(t) for w in absent for t in term_set(w)):
+        return []
+    return absent
+
+
 def answerability(features: Mapping[str, float], model: AnswerabilityModel) -> float:
     z = model.intercept + sum(w * features.get(name, 0.0) for name, w in model.weights.items())
     z = max(-60.0, min(60.0, z))
@@ -276,12 +293,7 @@ def decide(
     )
     features = answerability_features(question, scored)
     top = features["top"]
-    absent = missing_names(
-        question,
-        scored.texts or [scored.best_text],
-        scored.synonyms,
-        language=detect_language(question) or "en",
-    )
+    absent = unmentioned(question, scored)
     if absent:  # what the question is about is nowhere in what the answer could quote
         why = f"no passage mentions {', '.join(absent)}"
         return Confidence("none", None, why + note, features)

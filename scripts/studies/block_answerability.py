@@ -7,11 +7,13 @@ For each case the offline answerer's first choice over the top five reranked pas
 features: `block` (its selection score: the question's weighted terms it and its headings hold),
 `block_top` (it comes from the reranker's top passage) and `block_type` (it shows the value type
 asked for; 0.5 when none is asked). A case whose question names something no top passage
-mentions is gated to `none`, as `confidence.decide` does. Each feature set is fitted on one
-collection and reported on the other (leave-one-collection-out, both ways); the strong threshold
-is chosen on the fitted collection as the lowest probability at which at most `max unanswerable
-strong` of its unanswerable cases are strong and its strong precision (answerable strong cases
-whose top passage is relevant, as `make eval` counts it) is at least 0.9.
+mentions is gated to `none` (`confidence.unmentioned`), as `confidence.decide` does.
+
+Each feature set is fitted on one collection and reported on the other (leave-one-collection-out,
+both ways). The strong threshold is chosen on the fitted collection: the lowest probability at
+which at most `max unanswerable strong` of its unanswerable cases are strong and its strong
+precision (answerable strong cases whose top passage is relevant, as `make eval` counts it) is
+at least 0.9.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ import numpy as np
 
 import app.providers.chat.select as select
 from app.providers.chat.base import Passage
-from app.search.answer_types import asked_types, missing_names, shows_type
+from app.search.answer_types import asked_types, shows_type
+from app.turn.confidence import Scored, unmentioned
 from scripts.evaluation.fit_confidence import fit_logistic, rank_auc
 
 VALUE_TYPES = ("price", "duration", "quantity", "date")
@@ -86,7 +89,8 @@ def main() -> None:
     for r in rows:
         r["features"].update(block_features(r))
         texts = [f"{x.get('heading') or ''}\n{x['text']}" for x in r["reranked"][:5]]
-        r["gated"] = bool(missing_names(r["condensed"], texts))
+        seen = Scored([1.0], texts[0] if texts else "", "", [], [], texts=texts)
+        r["gated"] = bool(unmentioned(r["condensed"], seen))
         r["top_relevant"] = bool(r["reranked"]) and r["reranked"][0]["doc"] in r["relevant"]
     for max_unanswerable in (0.04, 0.07, 0.10):
         print(f"at most {max_unanswerable} of the fitted collection's unanswerable cases strong")
