@@ -71,9 +71,10 @@ async def test_extractive_answer_prefers_the_top_ranked_passage_on_a_tie() -> No
 
 async def test_a_procedure_is_quoted_whole_with_its_lead_in() -> None:
     text = extract_answer("How do I verify webhook signatures?", [WEBHOOKS, AUTH_302])
-    assert body(text).startswith("Every request has an X-Harborline-Signature header. To verify it:")
+    lead_in = "Every request has an X-Harborline-Signature header. To verify it:"
+    assert body(text).startswith(lead_in), text
     assert "1. Take the raw request body" in text and "3. Reject requests" in text
-    assert text.startswith("Webhooks › Verifying signatures [1]:\n"), text  # cited once, at its head
+    assert text.startswith("Webhooks › Verifying signatures [1]:\n"), text  # cited at its head
 
 
 async def test_the_second_passage_is_cited_with_its_own_number() -> None:

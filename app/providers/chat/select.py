@@ -305,8 +305,8 @@ def _asked(question: str, cands: Sequence[Candidate], reading: Reading) -> _Aske
     # a problem reported ("my tracker isn't updating") is answered by the steps that fix it
     steps = asks_for_steps(question) or reports_a_problem(question)
     # a how-to asks for steps, not a value ("book a desk for next week" asks no duration)
-    types = () if asks_for_steps(question) else asked_types(question)
-    types = tuple(t for t in types if t in _VALUE_TYPES)
+    asked_for = [] if asks_for_steps(question) else asked_types(question)
+    types = tuple(t for t in asked_for if t in _VALUE_TYPES)
     return _Asked(frozenset(asked), weights, types, steps, subject)
 
 
