@@ -116,6 +116,35 @@ def fitted_value(name: str, key: str) -> Any:
     return _fitted(name)[key]
 
 
+@dataclass(frozen=True, slots=True)
+class AnswerSelection:
+    """How the offline answerer chooses and quotes blocks of a section
+    (app/providers/chat/select.py, read once at import). max_words, total_words, other_support,
+    rank_decay and sibling_rank were chosen on the MT-RAG tune part
+    (`python -m scripts.studies.answers_from_dump DUMP --split tune`: reference recall and token
+    F1 of the reply at its median length); the report part is quoted in docs/evaluation.md. The
+    rest are set by hand and checked on the seed and the docs zoo."""
+
+    max_words: int = 80  # a reply's quoted text, paragraphs grown up to it (the naive window ~85)
+    max_items: int = 8  # a list is quoted whole up to this many items, else the rest is pointed to
+    max_rows: int = 8  # a table is quoted whole up to this many rows
+    max_code_lines: int = 15
+    rank_decay: float = 0.2  # passage i (0-based) weighs 1 / (1 + 0.2 i): the reranker's order
+    total_words: int = 110  # another section's block joins while the reply stays within this
+    other_support: float = 0.3  # ... and it scores at least this share of the best block
+    sibling_rank: int = 1  # another section of a retrieved article weighs as ranked this lower
+    heading_weight: float = 1.0  # question terms the section's own headings name count more
+    type_bonus: float = 0.6  # a block showing the asked value type, share of the question's weight
+    steps_bonus: float = 0.5  # a how-to: an ordered list (or its lead-in), by what headings name
+    lead_in_factor: float = 0.9  # "… the API returns:" loses a tie to a statement
+    closing_words: int = 25  # a procedure's last paragraph this short says what happens after
+    lead_in_words: int = 40  # a section's opening paragraph this short, before a list, leads in
+    code_factor: float = 0.5  # a response body or a command supports no prose answer
+    tab_factor: float = 0.5  # one platform's tab panel, for a question naming no platform
+    run_on_words: int = 25  # a longer line with no closing punctuation is a flattened table
+    support: float = 0.5  # a neighbouring paragraph joins while it scores this share of the best
+
+
 @dataclass(frozen=True)
 class Tuning:
     # --- ingestion ---
@@ -198,6 +227,9 @@ class Tuning:
     answer_sentence_coverage: float = 0.3  # cos + w·term coverage: AUC flat above 0.2
     # a short follow-up is also matched after the previous message's last N words
     answer_sentence_context_words: int = 40
+
+    # --- answers: the offline answerer's block selection (issue 38) ---
+    answer_selection: AnswerSelection = AnswerSelection()  # how an offline reply quotes a section
 
     # --- escalation (DESIGN 6) ---
     max_failed_turns: int = 2  # a third miss in a row means the bot is not going to get there

@@ -40,29 +40,24 @@ from app.search.answer_types import (
 )
 from app.store.models import Block
 from app.text import Phrases, phrase
+from tuning import TUNING
 
 PATH_SEP = " › "
-# MAX_WORDS, TOTAL_WORDS, OTHER_SUPPORT, RANK_DECAY and SIBLING_RANK were chosen on the MT-RAG tune
-# part (`python -m scripts.studies.answers_from_dump DUMP --split tune`: reference recall and
-# token F1 of the reply at its median length); the report part is quoted in docs/evaluation.md.
-MAX_WORDS = 80  # a reply's quoted text, paragraphs grown up to it (the naive window is ~85)
-MAX_ITEMS = 8  # a list is quoted whole up to this many items, else the rest is pointed to
-MAX_ROWS = 8  # a table is quoted whole up to this many rows
-MAX_CODE_LINES = 15
-RANK_DECAY = 0.2  # passage i (0-based) weighs 1 / (1 + 0.2 i): the reranker's order counts
-TOTAL_WORDS = 110  # a further block (another section's) joins while the reply stays within this
-OTHER_SUPPORT = 0.3  # ... and it scores at least this share of the best block
-SIBLING_RANK = 1  # another section of a retrieved article weighs as if ranked this much lower
-HEADING_WEIGHT = 1.0  # question terms the section's own headings name count this much more
-TYPE_BONUS = 0.6  # a block that shows the asked answer type, as a share of the question's weight
-STEPS_BONUS = 0.5  # a how-to: an ordered list (or its lead-in), by what its headings name
-LEAD_IN_FACTOR = 0.9
-CLOSING_WORDS = 25  # a procedure's last paragraph this short says what happens once it is done
-LEAD_IN_WORDS = 40  # a section's opening paragraph this short, right before a list, introduces it
-CODE_FACTOR = 0.5
-TAB_FACTOR = 0.5
-RUN_ON_WORDS = 25  # a longer line with no closing punctuation is a flattened table or infobox
-SUPPORT = 0.5  # a neighbouring paragraph joins while it scores this share of the best block
+# The knobs live in tuning.py (`AnswerSelection`, with how each was chosen); bound here once.
+_K = TUNING.answer_selection
+MAX_WORDS, MAX_ITEMS, MAX_ROWS, MAX_CODE_LINES = (
+    _K.max_words, _K.max_items, _K.max_rows, _K.max_code_lines
+)  # fmt: skip
+RANK_DECAY, TOTAL_WORDS, OTHER_SUPPORT, SIBLING_RANK = (
+    _K.rank_decay, _K.total_words, _K.other_support, _K.sibling_rank
+)  # fmt: skip
+HEADING_WEIGHT, TYPE_BONUS, STEPS_BONUS, LEAD_IN_FACTOR = (
+    _K.heading_weight, _K.type_bonus, _K.steps_bonus, _K.lead_in_factor
+)  # fmt: skip
+CLOSING_WORDS, LEAD_IN_WORDS, CODE_FACTOR, TAB_FACTOR = (
+    _K.closing_words, _K.lead_in_words, _K.code_factor, _K.tab_factor
+)  # fmt: skip
+RUN_ON_WORDS, SUPPORT = _K.run_on_words, _K.support
 _VALUE_TYPES = ("price", "duration", "quantity", "date")
 
 _SENTENCE = re.compile(r"(?<=[.!?])[\"'”’)]?\s+(?=[\"“(\[]?[A-Z0-9])")
