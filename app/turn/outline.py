@@ -26,15 +26,15 @@ from app.language.text import content_terms, sentences, term_set
 from app.providers.chat.base import Outline
 from app.search.answer_types import asks_for_steps, named_terms
 from app.store.models import Chunk
+from tuning import TUNING
 
 # "Step 1: Copy the details", "Schritt 2 – …", "Étape 3 : …", "4. Test", "5) Turn it on"
 _STEP: Final = re.compile(
     r"^\s*(?:(?:step|schritt|[ée]tape|phase)\s*(?P<n>\d{1,2})|(?P<m>\d{1,2})[.)])\s*[:.–—-]?\s*"
-    r"(?P<title>.*)$",
-    re.IGNORECASE,
-)
-MIN_STEPS: Final = 3
-MAX_NOTES: Final = 2
+    r"(?P<title>.*)$", re.IGNORECASE,
+)  # fmt: skip
+MIN_STEPS: Final = TUNING.answer_selection.outline_min_steps
+MAX_NOTES: Final = TUNING.answer_selection.outline_max_notes
 _MARKUP: Final = re.compile(r"\*\*|__|`")
 
 
