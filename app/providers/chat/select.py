@@ -293,7 +293,11 @@ def _asked(question: str, cands: Sequence[Candidate], reading: Reading) -> _Aske
     frame = _terms(" ".join(frame_terms(question) | capability_terms(question)), reading)
     every = _terms(question, reading)
     asked = every - frame
-    docs = [_terms(block_text(b), reading) for c in cands for b in c.blocks]
+    # a block is read under its headings, so a word of a heading is as common as the blocks
+    # it heads (a FAQ heading's "week" is no rarer than the booking steps' "desk")
+    docs = [
+        _terms(f"{PATH_SEP.join(c.path)} {block_text(b)}", reading) for c in cands for b in c.blocks
+    ]
     n = max(len(docs), 1)
     weights = {t: math.log(1 + n / (1 + sum(1 for d in docs if t in d))) + 0.1 for t in every}
     subject = frozenset(product_terms(question, reading)) & asked
