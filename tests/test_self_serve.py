@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from app.tenant import load_tenant
+from app.turn.escalate import may_self_serve, worded_as_question
 from tests.apihelp import running_app
+from tuning import TUNING
 
 pytestmark = pytest.mark.slow
 
@@ -196,3 +198,28 @@ def test_person_only_names_policy_intents_only(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="policy set"):
         load_tenant(tmp_path)
     assert load_tenant(None).person_only == ()
+
+
+def test_a_request_addressed_to_us_is_handed_off_though_the_docs_show_the_steps(
+    refund_desk_api: Any,
+) -> None:
+    """Self-serve first answers a question about the procedure; "delete my account for me" asks
+    us to do it, which a person grants (DESIGN 6.1), documented steps or not."""
+    reply, status = _ask(refund_desk_api, "Please delete my account for me.")
+    meta = reply["meta"]
+    assert meta["intent"] == "data_deletion", meta["intent"]
+    assert meta["escalated"] is True and meta["escalationReason"] == "policy", reply["content"]
+    assert status == "escalated"
+
+
+def test_only_a_message_worded_as_a_question_may_be_self_served() -> None:
+    assert worded_as_question("How do I delete my account") is True
+    assert worded_as_question("Comment supprimer mon compte ?") is True
+    assert worded_as_question("I want you to delete the personal data you hold about me.") is False
+    assert worded_as_question("Cancel my subscription") is False
+    assert not may_self_serve(
+        "data_deletion", explicit_request=False, person_only=(), tuning=TUNING, asked=False
+    )
+    assert may_self_serve(
+        "data_deletion", explicit_request=False, person_only=(), tuning=TUNING, asked=True
+    )

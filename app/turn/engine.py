@@ -51,6 +51,7 @@ from app.turn.escalate import (
     policy_escalates,
     settle_self_serve,
     turn_outcome,
+    worded_as_question,
 )
 from app.turn.generate import Answer, stream_answer
 from app.turn.outline import article_overview, names_the_title, procedure_outline
@@ -232,6 +233,7 @@ async def _answer(
         explicit_request=cond.explicit_human_request,
         person_only=tenant.person_only,
         tuning=tuning,
+        asked=worded_as_question(user_msg.content),
     )
     if policy_escalates(cond.intent, tuning, tenant.escalate_intents) and not self_servable:
         decision = decide(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from app.language.utterance import opens_as_question
 from app.search.answer_types import shows_type
 from app.store.escalations import new_case_ref
 from app.store.models import Conversation, Customer, Escalation, Subscription
@@ -54,13 +55,28 @@ def policy_escalates(
 
 
 def may_self_serve(
-    intent: str, *, explicit_request: bool, person_only: Collection[str], tuning: Tuning
+    intent: str,
+    *,
+    explicit_request: bool,
+    person_only: Collection[str],
+    tuning: Tuning,
+    asked: bool = True,
 ) -> bool:
     """A policy request the docs may answer first (retrieval runs before deciding): one of the
-    self-serve intents of `tuning`, not marked person-only by the tenant, no person asked for."""
+    self-serve intents of `tuning`, not marked person-only by the tenant, no person asked for,
+    and `asked` as a question ("how do I delete my account?"). A request addressed to us ("I
+    want you to delete my data", "cancel my subscription") is one a person grants."""
     return (
-        intent in tuning.self_serve_intents and intent not in person_only and not explicit_request
+        asked
+        and intent in tuning.self_serve_intents
+        and intent not in person_only
+        and not explicit_request
     )
+
+
+def worded_as_question(text: str) -> bool:
+    """A question mark at its end, or a question's opening ("how do I …")."""
+    return text.rstrip().endswith("?") or opens_as_question(text.strip())
 
 
 def settle_self_serve(decision: Decision, reply: str) -> Decision:
