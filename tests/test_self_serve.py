@@ -215,7 +215,7 @@ def test_a_request_addressed_to_us_is_handed_off_though_the_docs_show_the_steps(
 def test_only_a_message_worded_as_a_question_may_be_self_served() -> None:
     assert worded_as_question("How do I delete my account") is True
     assert worded_as_question("Comment supprimer mon compte ?") is True
-    assert worded_as_question("I want you to delete the personal data you hold about me.") is False
+    assert worded_as_question("I'd like you to remove my personal information.") is False
     assert worded_as_question("Cancel my subscription") is False
     assert not may_self_serve(
         "data_deletion", explicit_request=False, person_only=(), tuning=TUNING, asked=False
