@@ -9,7 +9,7 @@ from types import MappingProxyType
 import pytest
 
 from app.language.text import sentences
-from app.search.answer_types import asks_for_members, named_terms
+from app.search.answer_types import named_terms
 from app.turn.confidence import (
     Scored,
     Sentence,
@@ -285,24 +285,6 @@ def test_a_strong_answer_cites_nothing_below_the_weak_threshold() -> None:
     # without one, weak is a rerank score, so it is the floor even when passage_floor is lower
     assert citation_floor(ConfidenceBands(strong=0.6, weak=0.45)) == 0.45
     assert citation_floor(ConfidenceBands(strong=0.6, weak=0.45, passage_floor=0.5)) == 0.5
-
-
-@pytest.mark.parametrize(
-    ("question", "members"),
-    [
-        ("Which webhook events are there?", True),
-        ("What payment methods do you support?", True),
-        ("Which cards do you accept?", True),
-        ("what roles are available", True),
-        ("Welche Zahlungsarten gibt es?", True),
-        ("Quels événements existent ?", True),
-        ("What is the event retention period?", False),
-        ("How do I add an event?", False),
-        ("Are there limits on events?", False),
-    ],
-)
-def test_asks_for_members(question: str, members: bool) -> None:
-    assert asks_for_members(question) is members
 
 
 def test_a_number_or_a_found_identifier_does_not_gate_the_band() -> None:

@@ -99,9 +99,6 @@ class Identifiers:
     def first(self, text: str, kind: IdentifierKind) -> str | None:
         return next((i.value for i in self.find(text) if i.kind == kind), None)
 
-    def all_of(self, text: str, kind: IdentifierKind) -> list[str]:
-        return list(dict.fromkeys(i.value for i in self.find(text) if i.kind == kind))
-
     def normalise(self, kind: IdentifierKind, raw: object) -> str | None:
         """`raw` when it is exactly one identifier of `kind` (normalised), else None."""
         if not isinstance(raw, str):

@@ -112,8 +112,3 @@ def normalize(text: str) -> str:
         return join_spaced_letters(text)
     text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
     return join_spaced_letters(fold_confusables(text))
-
-
-def normalize_folded(text: str) -> str:
-    """`normalize` then casefold: the key for case-insensitive comparison."""
-    return normalize(text).casefold()

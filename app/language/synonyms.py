@@ -30,7 +30,7 @@ asked about), and nothing here touches the dense (embedding) query.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -130,7 +130,3 @@ def covered_terms(text: str, table: SynonymTable) -> frozenset[str]:
     if not table:
         return frozenset()
     return _covered(text, table)
-
-
-def build_table(groups: Iterable[Iterable[str]]) -> SynonymTable:
-    return SynonymTable(tuple(tuple(g) for g in groups))

@@ -69,8 +69,6 @@ _SHOWS = {
     ),
 }
 
-TYPES: tuple[str, ...] = tuple(_ASKS)
-
 # How-to wordings that want a procedure, in English, German and French (wider than the
 # `procedure` answer type, which the reranker reads and which stays English)
 _STEPS = re.compile(
@@ -101,23 +99,6 @@ def asks_an_amount(question: str) -> bool:
 def asks_for_steps(question: str) -> bool:
     """The question asks how to do something (en/de/fr): it wants the steps."""
     return bool(_STEPS.search(question))
-
-
-# Questions that ask for the members of a set: "which webhook events are there?", "what roles
-# do you offer?", "welche Rollen gibt es?", "quels événements existent ?" (en/de/fr)
-_MEMBERS = re.compile(
-    r"\b(?:which|what)\s+(?:[\w-]+\s+){1,3}?(?:are\s+there|exist|are\s+(?:available|supported|"
-    r"offered)|do\s+you\s+(?:support|offer|have|send|accept|take)|can\s+(?:i|we)\s+(?:choose|"
-    r"pick|use|get|receive|subscribe\s+to))\b|\blist\s+(?:of|all|the)\b"
-    r"|\bwelche\s+(?:[^\W\d]+\s+){1,3}?(?:gibt\s+es|existieren|stehen\s+zur\s+verf[üu]gung)\b"
-    r"|\bquel(?:le)?s\s+(?:[^\W\d]+\s+){1,3}?(?:existent|sont\s+disponibles|y\s+a-t-il)\b",
-    re.IGNORECASE,
-)
-
-
-def asks_for_members(question: str) -> bool:
-    """The question asks which things of a kind there are (en/de/fr): it wants their list."""
-    return bool(_MEMBERS.search(question))
 
 
 _HOW_LONG = re.compile(r"\bhow\s+long\b", re.IGNORECASE)
