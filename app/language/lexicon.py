@@ -52,23 +52,25 @@ def phrases(key: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _phrase_pattern(phrase: str) -> str:
-    words = []
-    for word in phrase.split():
-        if word == "_":
-            words.append(r"\w+")
-            continue
-        marks = {"*": r"\w*", "#": r"\d+", "'": "['’]?"}
-        words.append("".join(marks.get(c, re.escape(c)) for c in word))
-    return r"\s+".join(words)
+_MARKS = {"*": r"\w*", "#": r"\d+", "'": "['’]?"}
+
+
+def _word_pattern(word: str) -> str:
+    if word == "_":
+        return r"\w+"
+    parts = []
+    for part in word.split("-"):
+        options = ["".join(_MARKS.get(c, re.escape(c)) for c in o) for o in part.split("/")]
+        parts.append(options[0] if len(options) == 1 else "(?:" + "|".join(options) + ")")
+    return r"[\s-]".join(parts)
 
 
 def alternation(key: str) -> str:
     """The phrases under `key` as one regex alternation, longest first. In a phrase, words match
-    across any spacing, `*` ends a word with any letters, `#` is a number, `_` any one word, and
-    an apostrophe may be left out."""
+    across any spacing, `*` ends a word with any letters, `#` is a number, `_` any one word, an
+    apostrophe may be left out, `a/b` is either word and a hyphen may be a space."""
     listed = sorted(set(phrases(key)), key=lambda p: (-len(p), p))
-    return "|".join(_phrase_pattern(p) for p in listed)
+    return "|".join(r"\s+".join(_word_pattern(w) for w in p.split()) for p in listed)
 
 
 @functools.cache

@@ -1,5 +1,6 @@
-"""What a short support message says about itself (en, de, fr). Pure. Its language:
-`app.language.detect`, re-exported here for callers that import it from this module."""
+"""What a short support message says about itself (en, de, fr). Pure. Its words are data
+(`utterance:` in `lexicon/<lang>.yaml`). Its language: `app.language.detect`, re-exported here
+for callers that import it from this module."""
 
 from __future__ import annotations
 
@@ -7,37 +8,39 @@ import re
 from typing import Final
 
 from app.language.detect import detect_language as detect_language
+from app.language.lexicon import alternation, matcher
 
-# first-person pronouns and possessives: "where is my order" asks about the customer's own data,
-# "how long does shipping take" does not
-_FIRST_PERSON: Final = re.compile(
-    r"(?<!\w)(?:my|our|mine|ours|i|we|mein\w*|unser\w*|ich|wir|ma|mon|mes|notre|nos|je|j|nous)"
-    r"(?!\w)",
+
+def _words(name: str) -> str:
+    return alternation(f"utterance.{name}")
+
+
+_FIRST_PERSON: Final = matcher("utterance.first_person")
+_QUESTION_OPENING: Final = re.compile(rf"^\W*(?:{_words('question_opening')})\b", re.IGNORECASE)
+_WHY: Final = re.compile(rf"^\W*(?:{_words('why')})\b", re.IGNORECASE)
+# an instruction to tell, show or explain something ("Summarise the refund policy", "Erkläre
+# mir…"), optionally after "please" or an adverb
+_INFORMATION_IMPERATIVE: Final = re.compile(
+    rf"^\W*(?:(?:{_words('politeness')})\s+)*(?:{_words('information_imperative')})\b",
     re.IGNORECASE,
 )
+_AWAITED: Final = re.compile(
+    rf"\b(?:{_words('awaited')})\b|\b(?:{_words('awaited_when')})\b[^?.!]*"
+    rf"\b(?:{_words('awaited_arrival')})\b",
+    re.IGNORECASE,
+)
+REPORT_MIN_WORDS: Final = 4  # "Reset password" names a topic; it does not report a problem
 
 
 def first_person(text: str) -> bool:
-    """Whether the customer speaks of themselves or their organisation (en, de, fr)."""
+    """Whether the customer speaks of themselves or their organisation: "where is my order" asks
+    about the customer's own data, "how long does shipping take" does not."""
     return bool(_FIRST_PERSON.search(text.replace("’", "'")))
-
-
-# interrogatives and the auxiliaries a question starts with (en, de, fr)
-_QUESTION_OPENING: Final = re.compile(
-    r"^\W*(?:what|how|why|when|where|which|who|whom|whose|is|are|was|were|can|could|do|does|did|"
-    r"will|would|should|shall|may|might|has|have|had|wer|wann|wo|warum|wie|welche[rsmn]?|"
-    r"kann|gibt|qui|que|quoi|quand|où|pourquoi|comment|quel(?:le)?s?|est-ce)\b",
-    re.IGNORECASE,
-)
 
 
 def opens_as_question(text: str) -> bool:
     """Whether the message is worded as a question, with or without a question mark."""
     return bool(_QUESTION_OPENING.match(text))
-
-
-REPORT_MIN_WORDS: Final = 4  # "Reset password" names a topic; it does not report a problem
-_WHY: Final = re.compile(r"^\W*(?:why|warum|wieso|pourquoi)\b", re.IGNORECASE)
 
 
 def reports_a_problem(text: str) -> bool:
@@ -54,40 +57,12 @@ def reports_a_problem(text: str) -> bool:
     )
 
 
-# An instruction to tell, show or explain something ("Summarise the refund policy", "Explain
-# how seats are billed", "Erkläre mir…", "Décris…"): a request for information, worded as an
-# imperative, optionally after "please" or an adverb.
-_INFORMATION_IMPERATIVE: Final = re.compile(
-    r"^\W*(?:(?:please|pls|kindly|now|bitte|svp|stp)\s+)*(?:"
-    r"tell|explain|describe|summari[sz]e|list|outline|define|compare|clarify|show|"
-    r"walk\s+me\s+through|give\s+me|help\s+me\s+(?:understand|with)|"
-    r"erkl[äa]re?n?|beschreibe?n?|nenne?n?|zeige?n?|fasse?\s+\w+\s+zusammen|"
-    r"explique[rz]?|d[ée]cri[rstv]\w*|r[ée]sume[rz]?|donne[rz]?(?:-moi)?|montre[rz]?(?:-moi)?"
-    r")\b",
-    re.IGNORECASE,
-)
-
-
 def asks_for_information(text: str) -> bool:
-    """Worded as a question, or as an instruction to tell or explain something (en, de, fr):
-    either way the message wants an answer, so it is never a bare acknowledgment."""
+    """Worded as a question, or as an instruction to tell or explain something: either way the
+    message wants an answer, so it is never a bare acknowledgment."""
     return opens_as_question(text) or bool(_INFORMATION_IMPERATIVE.match(text))
 
 
-# the customer waits for something of theirs: "where is my kiosk?", "when will our tags arrive?",
-# "has my panel shipped?", "wo ist mein Raumpanel?", "où est mon kiosque ?" (en, de, fr)
-_AWAITED = re.compile(
-    r"\bwhere\s+(?:is|are)\s+(?:my|our)\b|\bwhen\s+(?:will|does|do|is|are)\s+(?:my|our)\b"
-    r"[^?.!]*\b(?:arriv\w*|ship\w*|deliver\w*|come|coming|get\s+here)\b"
-    r"|\b(?:has|have)\s+(?:my|our)\b[^?.!]*\b(?:shipped|arrived|been\s+(?:sent|shipped))\b"
-    r"|\btrack\s+(?:my|our)\b"
-    r"|\bwo\s+(?:ist|sind|bleibt|bleiben)\s+(?:mein|meine|unser|unsere)\b"
-    r"|\bwann\s+(?:kommt|kommen)\s+(?:mein|meine|unser|unsere)\b"
-    r"|\bo[uù]\s+(?:est|sont|en\s+est)\s+(?:mon|ma|mes|notre|nos)\b",
-    re.IGNORECASE,
-)
-
-
 def awaits_delivery(text: str) -> bool:
-    """Whether the customer asks where something of theirs is, or when it comes (en, de, fr)."""
+    """Whether the customer asks where something of theirs is, or when it comes."""
     return bool(_AWAITED.search(text))

@@ -45,7 +45,7 @@ _ASKS = {
 }
 _SHOWS = {
     "price": re.compile(
-        r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars?|euros?|pounds?|cents?)\b"
+        rf"[$€£¥]\s?\d|\d\s?(?:{alternation('units.currency')})\b"
         r"|\b(?:free\s+of\s+charge|at\s+no\s+(?:extra\s+)?(?:cost|charge))\b",
         re.I,
     ),

@@ -62,69 +62,32 @@ def _rx(pattern: str) -> re.Pattern[str]:
 
 # --- lexicon -----------------------------------------------------------------------------------
 
-_PEOPLE = (
-    r"(?:a |an |the |some |your |real |actual |live )*(?:human|person|people|agent|"
-    r"representative|rep|operator|someone|somebody|staff|manager|supervisor|advisor|adviser|"
-    r"customer (?:service|support|care)(?: team| rep| agent)?|support (?:team|staff|person)|"
-    r"employee|member of (?:your )?staff)s?"
+
+def _handoff(name: str) -> str:
+    return alternation(f"handoff.{name}")
+
+
+# English names the person after the verb ("talk to an agent", "transfer me to someone"); the
+# German and French lists (`speak_any`, `person_any`) are read anywhere in the message ("mit
+# einem Mitarbeiter sprechen")
+_PEOPLE = rf"(?:(?:{_handoff('person_lead')})\s+)*(?:{_handoff('person')})s?"
+_HUMAN_REQUEST = _rx(
+    rf"\b(?:{_handoff('speak')})\s+(?:with|to)\s+{_PEOPLE}\b"
+    rf"|\b(?:{_handoff('connect')})\s+(?:me|this|it)\b.{{0,20}}?\b{_PEOPLE}\b"
+    rf"|\b(?:{_handoff('reach')})\s+(?:(?:me|us)\s+)?{_PEOPLE}\b"
+    rf"|^\s*(?:{_handoff('alone')})[\s!.?]*$"
 )
-_HUMAN_REQUEST = [
-    _rx(
-        r"\b(?:talk|speak|chat|converse|communicate|get in touch)\w*\s+(?:with|to)\s+"
-        + _PEOPLE
-        + r"\b"
-    ),
-    _rx(
-        r"\b(?:connect|transfer|put|pass|forward|escalate|hand)\w*\s+(?:me|this|it)\b.{0,20}?\b"
-        + _PEOPLE
-        + r"\b"
-    ),
-    _rx(r"\b(?:contact|reach|call|get|need|want)\w*\s+(?:me\s+|us\s+)?" + _PEOPLE + r"\b"),
-    _rx(r"\b(?:real|actual|live)\s+(?:human|person|agent|people)\b"),
-    _rx(r"\bhuman (?:please|pls|now)\b|^\s*(?:human|agent|operator|representative)[\s!.?]*$"),
-    _rx(r"\b(?:call|ring|phone) me\b|\bcall me back\b|\bgive me a call\b"),
-    _rx(r"\bescalate (?:this|it|my (?:case|issue|ticket))\b"),
-    _rx(r"\bnot (?:a |another |talk(?:ing)? to a )?(?:bot|robot|machine)\b"),
-]
-# The same ask in German and French: a verb of speaking or connecting with a person named,
-# or a person asked for outright ("einen echten Menschen", "un vrai conseiller", "pas un robot").
-_SPEAK_DE_FR = _rx(
-    r"\b(?:sprech\w*|sprich|rede[nt]?|telefonier\w*|chatte[nt]?|verbinde[nt]?|verbunden|"
-    r"weiterleite\w*|weiterzuleite\w*|durchstell\w*|parler|discuter|joindre|contacter|"
-    r"appele[rz]|(?:mettre|mettez|mets|mettre)[\s-](?:moi|nous)\s+en\s+(?:relation|contact)|"
-    r"en\s+relation\s+avec|passe[rz]?[\s-]moi|transf[ée]re[rz]?)\b"
-)
-_PERSON_DE_FR = _rx(
-    r"\b(?:mensch(?:en)?|mitarbeiter(?:in|innen|n)?|einer?\s+person|jemand(?:em|en)?|"
-    r"berater(?:in)?|kundendienst|kundenservice|support-?team|"
-    r"humains?|une\s+personne|quelqu'un|conseill(?:er|ère|ers|ères)|agent|op[ée]rat(?:eur|rice)|"
-    r"interlocut(?:eur|rice)|service\s+client)\b"
-)
-_ASK_PERSON_DE_FR = _rx(
-    r"\b(?:echte[nmr]?|richtige[nmr]?)\s+(?:mensch\w*|person|mitarbeiter\w*)\b"
-    r"|\b(?:kein(?:em|en)?)\s+(?:bot|roboter|maschine|chatbot)\b"
-    r"|\b(?:vrai(?:e)?s?)\s+(?:personnes?|humains?|conseill\w+|agents?)\b"
-    r"|\bpas\s+(?:à\s+|avec\s+)?(?:un|une)\s+(?:bot|robot|machine|chatbot)\b"
-)
-_HUMAN_NOT_REQUEST = _rx(
-    # talking *about* people in the product: seats, guests, visitors, team members
-    r"\b(?:add|invite|remove|assign|book for|seats? for|visitor|guest|host)\w*\s+(?:a |an |the )?"
-    r"(?:person|people|someone|somebody|user)\b"
-)
+_OUTRIGHT = matcher("handoff.outright")
+_SPEAK_DE_FR = matcher("handoff.speak_any")
+_PERSON_DE_FR = matcher("handoff.person_any")
 
 
 def explicit_human_request(text: str) -> bool:
     """The customer asks, in so many words, for a person (DESIGN 6.1 signal 2)."""
-    if _HUMAN_NOT_REQUEST.search(text) and not _rx(r"\b(?:human|agent|representative)\b").search(
-        text
-    ):
-        return False
-    if any(p.search(text) for p in _HUMAN_REQUEST):
-        return True
     text = text.replace("’", "'")
-    return bool(
-        (_SPEAK_DE_FR.search(text) and _PERSON_DE_FR.search(text)) or _ASK_PERSON_DE_FR.search(text)
-    )
+    if _HUMAN_REQUEST.search(text) or _OUTRIGHT.search(text):
+        return True
+    return bool(_SPEAK_DE_FR.search(text) and _PERSON_DE_FR.search(text))
 
 
 def not_a_request(text: str, shape: str | None = None) -> str | None:
@@ -155,8 +118,7 @@ _NEGATIVE_CONTEXT = matcher("sentiment.negative_context")
 # "I already calibrated it", "we already tried that": a step the customer took, told because it
 # did not settle the problem (a fix that did is "that fixed it", an acknowledgment)
 _ALREADY_TRIED = _rx(
-    r"\balready\s+(?!(?:fixed|solved|sorted|resolved|worked|helped)\b)(?:\w+ed|tried|did|done|"
-    r"reset|rebooted|restarted|reinstalled)\b"
+    r"\balready\s+(?!(?:fixed|solved|sorted|resolved|worked|helped)\b)(?:\w+ed|did|done|reset)\b"
 )
 # A message that opens like a question (`opens_as_question`) asks something even without "?"; a
 # token with a digit or an all-capital run (an error code, a command, a product code) names
@@ -598,13 +560,7 @@ def is_greeting(text: str) -> bool:
 
 # A question about the assistant itself ("who are you?", "what can you do?", "are you a bot?",
 # "wer bist du?", "qui êtes-vous ?"): answered with what it can help with, like a greeting.
-_ABOUT_THE_ASSISTANT = _rx(
-    r"^\W*(?:who|what)\s+(?:are|r)\s+(?:you|u)\W*$|^\W*what\s+can\s+you\s+(?:do|help\s+with)\W*$"
-    r"|^\W*are\s+you\s+(?:a\s+)?(?:bot|robot|human|person|real|an?\s+ai)\W*$"
-    r"|^\W*(?:wer|was)\s+(?:bist\s+du|sind\s+sie)\W*$|^\W*was\s+(?:kannst\s+du|können\s+sie)"
-    r"(?:\s+(?:für\s+mich\s+)?tun)?\W*$"
-    r"|^\W*qui\s+(?:es-tu|êtes-vous)\W*$|^\W*que\s+(?:peux-tu|pouvez-vous)\s+faire\W*$"
-)
+_ABOUT_THE_ASSISTANT = _rx(rf"^\W*(?:{alternation('social.about_assistant')})\W*$")
 
 
 def asks_about_the_assistant(text: str) -> bool:
@@ -618,9 +574,7 @@ _SELF_INTRODUCTION = re.compile(
     r"hier spricht|je m'appelle|je suis|moi c'est)\s+(" + _NAME + r")"
 )
 _SIGN_OFF = re.compile(
-    r"(?:(?<!\w)(?i:thanks|thank you|thx|cheers|regards|best|kind regards|best regards|"
-    r"danke|vielen dank|viele grüße|grüße|gruß|merci|cordialement|bien à vous)[,!.]?|[-–—])"
-    r"\s+(" + _NAME + r")\s*[.!]?\s*$"
+    rf"(?:(?<!\w)(?i:{alternation('social.sign_off')})[,!.]?|[-–—])\s+({_NAME})\s*[.!]?\s*$"
 )
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}(?![\w-])")
 
@@ -641,10 +595,7 @@ def without_personal_details(text: str, keep: Callable[[str], bool] = lambda _: 
     return re.sub(r"[ \t]{2,}", " ", text).strip()
 
 
-_MONEY = re.compile(
-    r"(?<![\w-])(?:[$€£¥]\s?\d[\d,.]*|\d[\d,.]*\s?(?:dollars?|euros?|pounds?|usd|eur|gbp|bucks)\b)",
-    re.IGNORECASE,
-)
+_MONEY = _rx(rf"(?<![\w-])(?:[$€£¥]\s?\d[\d,.]*|\d[\d,.]*\s?(?:{alternation('units.currency')})\b)")
 
 
 def strip_amounts(text: str) -> str:
