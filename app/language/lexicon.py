@@ -57,7 +57,7 @@ _MARKS = {"*": r"\w*", "#": r"\d+", "'": "['’]?"}
 
 def _word_pattern(word: str) -> str:
     if word == "_":
-        return r"\w+"
+        return r"[\w-]+"
     parts = []
     for part in word.split("-"):
         options = ["".join(_MARKS.get(c, re.escape(c)) for c in o) for o in part.split("/")]

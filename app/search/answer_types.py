@@ -3,9 +3,11 @@
 Shared by the answerability features (app/turn/confidence.py) and the offline answerer's sentence
 choice (app/providers/chat/offline.py). General cues only: a price is a currency amount, a
 duration is a number of time units, a procedure is a list of steps or imperative UI verbs; no
-product or company words. Prices, durations and quantities are asked and shown in English,
-German and French ("wie lange dauert…", "8 Minuten", "combien coûte…"); dates and procedures in
-English (the answerer's own how-to cues for German and French are `asks_for_steps`).
+product or company words; the wordings are data (`asks:`, `shows:` and `units:` in
+`app/language/lexicon/<lang>.yaml`). Prices, durations and quantities are asked and shown in
+English, German and French ("wie lange dauert…", "8 Minuten", "combien coûte…"); dates and
+procedures in English (the answerer's own how-to cues for German and French are
+`asks_for_steps`).
 """
 
 from __future__ import annotations
@@ -14,80 +16,38 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from app.language.lexicon import alternation
+from app.language.lexicon import alternation, matcher
 from app.language.synonyms import EMPTY, SynonymTable, covered_terms
 from app.language.text import content_terms, is_code, term_set
 
-_ASKS = {
-    "price": re.compile(
-        r"\bhow\s+much\b|\b(?:price|prices|pricing|cost|costs|fee|fees|charge|charged)\b"
-        # German and French: "was kostet…", "wie viel kostet…", "combien coûte…", "quel prix…"
-        r"|\b(?:kostet|kosten|preis|preise|geb(?:ü|ue)hr(?:en)?)\b|\bwie\s*viel\b"
-        r"|\bcombien\s+co[uû]t|\b(?:prix|tarifs?|co[uû]ts?|frais)\b",
-        re.I,
-    ),
-    "duration": re.compile(
-        r"\bhow\s+long\b|\bhow\s+many\s+(?:days|hours|minutes|weeks)\b|\bduration\b"
-        r"|\bwie\s+lange\b|\bdauer\b|\bcombien\s+de\s+temps\b|\bdur[ée]e\b",
-        re.I,
-    ),
-    "quantity": re.compile(
-        r"\bhow\s+many\b|\bwhat\s+(?:number|percentage|size|limit)\b"
-        r"|\bwie\s*viele\b|\bcombien\s+d(?:e\b|')",
-        re.I,
-    ),
-    "date": re.compile(r"\bwhen\b|\bwhat\s+(?:year|date|day|time)\b", re.I),
-    "procedure": re.compile(
-        r"\bhow\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\b|\bhow\s+to\b|\bsteps?\b"
-        r"|\bset\s*up\b|\bconfigure\b|\binstall\b",
-        re.I,
-    ),
-}
+TYPES = ("price", "duration", "quantity", "date", "procedure")
+_ASKS = {kind: matcher(f"asks.{kind}") for kind in TYPES}
+_DURATION = alternation("units.duration")
+_MONTH = rf"(?:{alternation('units.months')})"
 _SHOWS = {
     "price": re.compile(
         rf"[$€£¥]\s?\d|\d\s?(?:{alternation('units.currency')})\b"
-        r"|\b(?:free\s+of\s+charge|at\s+no\s+(?:extra\s+)?(?:cost|charge))\b",
+        rf"|\b(?:{alternation('shows.price')})\b",
         re.I,
     ),
     "duration": re.compile(
-        rf"\b\d+(?:[.,]\d+)?\s*(?:[-–]\s*\d+\s*)?(?:{alternation('units.duration')})\b"
-        rf"|\b(?:{alternation('units.count_words')})\s+(?:{alternation('units.duration')})\b",
+        rf"\b\d+(?:[.,]\d+)?\s*(?:[-–]\s*\d+\s*)?(?:{_DURATION})\b"
+        rf"|\b(?:{alternation('units.count_words')})\s+(?:{_DURATION})\b",
         re.I,
     ),
     "quantity": re.compile(r"\d"),
     "date": re.compile(
-        r"\b(?:1[5-9]|20)\d\d\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-        r"\s+\d|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
-        r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|daily|weekly|monthly)\b"
-        r"|\b\d+\s*(?:am|pm)\b",
+        rf"\b(?:1[5-9]|20)\d\d\b|\b{_MONTH}[a-z]*\.?\s+\d|\b\d{{1,2}}\s+{_MONTH}"
+        rf"|\b(?:{alternation('units.days')})\b|\b\d+\s*(?:am|pm)\b",
         re.I,
     ),
     "procedure": re.compile(
-        r"^\s*(?:\d{1,2}[.)]|[-*+•])\s+|\b(?:click|select|choose|open|go\s+to|navigate|enter|"
-        r"run|type|press|tap|enable|turn\s+on|step\s+\d)\b",
+        rf"^\s*(?:\d{{1,2}}[.)]|[-*+•])\s+|\b(?:{alternation('shows.procedure')})\b",
         re.I | re.M,
     ),
 }
-
-# How-to wordings that want a procedure, in English, German and French (wider than the
-# `procedure` answer type, which the reranker reads and which stays English)
-_STEPS = re.compile(
-    r"\bhow\s+(?:do|can|should|would)\s+(?:i|we|you)\b|\bhow\s+to\b|\bsteps?\b|\bset\s*up\b"
-    # German "wie wechsle ich…", "wie kann man…"; French "comment configurer…", "comment puis-je…"
-    r"|\bwie\s+[^\W\d]+\s+(?:ich|wir|man)\b|\bschritte?\b|\banleitung\b"
-    r"|\bcomment\s+(?:[^\W\d]+(?:er|ir|re)\b|puis-je|dois-je|peut-on|faire)|\b[ée]tapes?\b",
-    re.IGNORECASE,
-)
-
-
-# a question for an amount of money, not one that only names pricing as its topic (en/de/fr)
-_AMOUNT = re.compile(
-    r"\bhow\s+much\b|\bwhat\s+(?:does|do|will|would)\s+(?:[\w-]+\s+){0,4}?cost\b"
-    r"|\bwhat(?:'s|\s+is|\s+are)\s+the\s+(?:[\w-]+\s+){0,2}?(?:price|cost|fee)s?\b"
-    r"|\b(?:price|cost|fee)s?\s+(?:of|for|per)\b|\bwie\s*viel\b|\b(?:was|wie\s*viel)\s+kostet\b"
-    r"|\bcombien\b|\bquel(?:le)?s?\s+(?:est\s+le\s+)?(?:prix|tarif|co[uû]t)\b",
-    re.IGNORECASE,
-)
+_STEPS = matcher("asks.steps")
+_AMOUNT = matcher("asks.amount")
 
 
 def asks_an_amount(question: str) -> bool:
@@ -117,8 +77,7 @@ def frame_terms(question: str) -> frozenset[str]:
 # asks whether a capability exists; the thing named after it is what the answer must be about.
 # Not "work with": the answer usually repeats that verb ("They work on wired Ethernet or Wi-Fi")
 _CAPABILITY = re.compile(
-    r"^\W*(?:do|does|can|will|is|are)\b[^?.!]*?\b(support|supports|offer|offers|integrate|"
-    r"integrates)\b",
+    rf"^\W*(?:do|does|can|will|is|are)\b[^?.!]*?\b({alternation('asks.capability')})\b",
     re.IGNORECASE,
 )
 
