@@ -1,26 +1,5 @@
-"""The lexical ranker's one analyzer, for both backends (issue 12).
-
-Atlas's own analyzers disagree with anything we could run locally (`lucene.standard` keeps
-`auth_302` whole but splits `ab-xy10`; Porter stemming merges words a light stemmer keeps
-apart), so the lexical ranker never lets a search engine analyse text. Ingestion stores each
-article's analysed fields as `searchTerms.{title,tags,body}`: our tokens joined by spaces, one
-line per source line. Atlas indexes those with `lucene.whitespace` (which only splits on
-whitespace and keeps case; our tokens are already lower-case), the `$search` query is
-`analyze(query)` joined by spaces, and `LocalSearch` builds its BM25 from the very same fields.
-Both engines therefore see identical token streams, documents and queries alike; only the BM25
-arithmetic is theirs (Lucene's, which `bm25s` reproduces).
-
-Tokens (on top of `app.language.text.tokenize`, which the reranker and confidence share):
-- a compound is written with `-` whatever joined it: `AUTH_302` and `auth-302` are one token,
-  plus its joined form (`auth302`) and its parts (`auth`, `302`);
-- a code typed without a separator (three or more letters, then two or more digits) also yields
-  its two parts: `AUTH302` → `auth302`, `auth`, `302`, as `AUTH-302` does;
-- a word followed on the same line, after spaces only, by a token with a digit also yields the
-  pair joined: "auth 302" → `auth302`, "AB XY10" → `abxy10`, so a code typed with a space
-  matches the code written with a hyphen or none, and ranks the document carrying it first;
-- plain words: Lucene's English stop words dropped, the light stemmer of `text.stem`.
-Every case above is in `tests/test_search_analyzer.py`, with the local ranking it produces.
-"""
+"""The lexical ranker's one analyzer, for both backends (issue 12; its token rules are in
+docs/language.md and `tests/test_search_analyzer.py`)."""
 
 from __future__ import annotations
 

@@ -1,30 +1,14 @@
-"""The one normalisation every reader of words uses before matching: routing, screening, names.
-
-`normalize(text)` returns the text as a reader would see it, so an obfuscated word matches like
-its plain form:
-
-1. Unicode NFKC: full-width letters (`ｒｅｆｕｎｄ`), ligatures and compatibility forms become
-   their ordinary characters;
-2. invisible characters removed: zero-width spaces and joiners, the word joiner, the byte-order
-   mark, soft hyphens, bidirectional marks (`ref\u200bund` → `refund`);
-3. look-alikes folded: a word that mixes Latin letters with Cyrillic or Greek letters drawn like
-   them (`pаssword` with a Cyrillic `а`), or is written wholly in such look-alikes, has them
-   replaced by the Latin letters (`CONFUSABLES`, a data table). A word in real Cyrillic or Greek
-   uses letters with no Latin twin and stays as written;
-4. spaced-out words joined: three or more single letters separated by one and the same space,
-   hyphen, dot or underscore (`R E F U N D`, `r-e-f-u-n-d`) become one word. A one-letter word
-   in front (`want a r e f u n d`) stays apart (`ONE_LETTER_WORDS`).
-
-Case is kept (names and codes need it); callers casefold as they match. Pure: no I/O, and no
-import from `app.turn`, `app.providers`, `app.store` or `app.search`. The text shown to people
-and stored is never this copy: it is what matching reads.
-"""
+"""The one normalisation every reader of words uses before matching: routing, screening, names
+(NFKC, invisible characters, look-alike letters, spaced-out words; docs/language.md). Pure."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 from functools import lru_cache
+from pathlib import Path
+
+import yaml
 
 # Characters that render as nothing (or only as a break hint) and so can hide inside a word.
 INVISIBLE = frozenset(
@@ -35,23 +19,14 @@ INVISIBLE = frozenset(
     "\ufe0d\ufe0e\ufe0f\ufeff\uffa0"
 )
 
-# Cyrillic and Greek letters drawn like a Latin letter, as (look-alike, Latin) pairs.
+# Cyrillic and Greek letters drawn like a Latin letter, look-alike → Latin (a data file).
 CONFUSABLES: dict[str, str] = {
-    # Cyrillic lower case
-    "а": "a", "в": "b", "е": "e", "ё": "e", "һ": "h", "і": "i", "ї": "i", "ј": "j", "к": "k",
-    "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s",
-    "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l", "ɡ": "g", "ү": "y", "ꙇ": "i",
-    # Cyrillic upper case
-    "А": "A", "В": "B", "Е": "E", "Ё": "E", "З": "3", "І": "I", "Ї": "I", "Ј": "J", "К": "K",
-    "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T", "У": "Y", "Х": "X", "Ѕ": "S",
-    "Ԁ": "D", "Ԛ": "Q", "Ԝ": "W", "Ӏ": "I", "Ү": "Y",
-    # Greek lower case
-    "α": "a", "β": "b", "γ": "y", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p",
-    "τ": "t", "υ": "u", "χ": "x", "ϲ": "c", "ϳ": "j",
-    # Greek upper case
-    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N",
-    "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "Ϲ": "C",
-}  # fmt: skip
+    alike: latin
+    for latin, alikes in yaml.safe_load(
+        Path(__file__).with_name("confusables.yaml").read_text(encoding="utf-8")
+    ).items()
+    for alike in str(alikes).split()
+}
 
 # One-letter words that may stand in front of a spaced-out word: lower case, and only where it
 # follows a word as an article would ("want a r e f u n d"). At the start, or in capitals, the

@@ -1,19 +1,5 @@
-"""Typo repair for routing: map a misspelt word onto a word the classifier was fitted on.
-
-Customers type "cancdling", "reimburese", "tocancel". A sentence embedding of a misspelt verb
-loses the verb, and the verb is what separates *asking for* a refund from asking *about* one, so
-the router would send the message wherever the remaining words point. Before the router embeds
-a message it asks `Speller.repair` for a copy in which each unknown word is replaced by the
-nearest word of the exemplar vocabulary (Damerau-Levenshtein distance 1, or 2 for words of seven
-letters or more; a unique best match, ties broken by how often the exemplars use the word), or
-split into two known words when it is two words run together.
-
-A word is *unknown* when it is in neither the exemplar vocabulary nor the general dictionary
-(`known`: for the local embedder, the whole words of its WordPiece vocabulary, ~22k English
-words), so real words the exemplars never use ("cancer", "panel") are left alone. Only the
-router's copy is repaired: the stored message, the standalone question and retrieval keep the
-customer's own words. Pure: no I/O.
-"""
+"""Typo repair for routing: map a misspelt word onto a word the classifier was fitted on (pure;
+how and why: docs/language.md)."""
 
 from __future__ import annotations
 

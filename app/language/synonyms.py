@@ -1,31 +1,5 @@
-"""Tenant synonyms for the lexical side of retrieval: groups of equivalent terms (pure, no I/O).
-
-A tenant file lists groups such as `[UK, United Kingdom, Great Britain]` (`app.tenant`): words a
-customer writes that the documentation spells differently. When a query contains a member of a
-group as a whole word or phrase (case-insensitive; words compared after the analyzer's light
-stemming, any run of spaces or punctuation between them), the other members of that group are
-added to the BM25 query (`expand_query`). Passages are never rewritten: the stored analysed
-fields stay what ingestion wrote, so re-editing a group takes effect at the next turn without a
-re-index.
-
-Why app-side expansion and not Atlas Search synonym mappings: the lexical ranker never lets a
-search engine analyse text (`app.language.analyzer`), and both backends receive the same
-`query_terms` so `LocalSearch` and `AtlasSearch` rank with identical token streams. A synonym
-mapping would be applied by Atlas alone, to tokens of its own analysis, over a synonyms
-collection that `LocalSearch` would have to imitate; expanding the query text before
-`query_terms` keeps the parity exact, needs no extra collection or index option, and a change to
-a group needs no index rebuild. The expansion is applied in one place, `app.turn.retrieve`,
-before the query reaches either backend.
-
-`covered_terms` serves the offline reranker, the answerability check and the offline answerer,
-which measure how much of the customer's question a passage covers. The reranker reads the
-customer's original message, not the expanded BM25 query, so expanding its text would dilute
-the question with words the customer never wrote (every member of a group, most of them absent
-from any one passage) and would change the embedding it also scores with. Instead the same
-matcher is applied to the passage side: a passage that writes "United Kingdom" covers the
-question's "UK". The question's terms are unchanged (the denominator stays what the customer
-asked about), and nothing here touches the dense (embedding) query.
-"""
+"""Tenant synonyms for the lexical side of retrieval: groups of equivalent terms (pure, no I/O;
+why query-side expansion: docs/language.md)."""
 
 from __future__ import annotations
 

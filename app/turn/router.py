@@ -1,29 +1,5 @@
-"""The intent classifier: intent, sentiment and tool routing for one message, without an LLM.
-
-Two layers, checked in this order:
-
-1. **Rules that are the specification** (DESIGN 6.1): an explicit ask for a person (the
-   `explicit_human_request` patterns below), and the tenant's `policyPhrases` (words that *are*
-   an authority boundary, such as "chargeback"), matched as whole words.
-2. **A classifier over the embeddings**: multinomial logistic regression on MiniLM vectors of the
-   tenant's exemplar utterances (`exemplars:` in the tenant file), fitted when the router warms
-   up. An escalating intent must also reach `tuning.escalation_min_probability` (fitted on a
-   development split, see scripts/fit_router.py); below it the best non-escalating intent wins,
-   so a near neighbour alone never hands a conversation to a person. Nor does a message that
-   cannot be a request (`not_a_request`: a question, by its shape, or an instruction aimed at
-   the assistant); how to reach a phone line is such a question, not an ask for a person. The
-   shape is a third model's, fitted on the labelled
-   rows of `app/language/shapes.yaml` (each row and its skeleton embedded). A second small
-   model decides whether the customer asks about their own subscription (`toolExemplars`).
-
-The router reads its own copy of the message: the customer's name and email address removed
-(`without_personal_details`), typos repaired, money amounts and product aliases normalised.
-
-Exemplar vectors are computed once, lazily, through the `Embedder` protocol. Exemplars are the
-stored side (`embed_documents`); a customer message is embedded with `embed_query`, like a search
-query: that keeps the document cache (which persists the corpus) free of customer messages, and
-lets the turn reuse the vector when retrieval embeds the same text.
-"""
+"""The intent classifier: intent, sentiment and tool routing for one message, without an LLM
+(rules that are the specification, then models over the embeddings: docs/language.md)."""
 
 from __future__ import annotations
 
