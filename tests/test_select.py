@@ -206,3 +206,33 @@ def test_a_passage_naming_the_same_action_with_another_verb_answers() -> None:
     page = Passage(id="b#0", doc_id="b", kind="doc", title="Tag", breadcrumb="Tag", text=text)
     got = select_answer("How do I change the battery?", [page])
     assert got.startswith("Tag › Replacing the battery [1]:\n1. Open the cover."), got
+
+
+def test_a_procedure_written_as_paragraphs_is_read_from_the_section_start() -> None:
+    """A how-to whose section has no numbered steps: its paragraphs in the document's order,
+    so the first action ("Open … and choose New") comes before the form it leads to."""
+    guide = (
+        "# Budgets\n\n## Make a budget\n\n"
+        "A budget caps what one category may spend each month.\n\n"
+        "Open the Budgets page and choose New budget.\n\n"
+        "Give the budget a name and an amount, for example:\n\n"
+        "- Name: Groceries\n- Amount: 400\n\n"
+        "## Delete a budget\n\nDeleting a budget keeps its transactions."
+    )
+    tree = tuple(build_sections("Budgets", guide))
+    page = [
+        Passage(
+            id=f"b#{i}",
+            doc_id="b",
+            kind="doc",
+            title="Budgets",
+            breadcrumb=" › ".join(["Budgets", *s.path]),
+            text="",
+            section=s,
+            tree=tree,
+        )
+        for i, s in enumerate(tree)
+    ]
+    got = select_answer("How do I make a budget for groceries?", page)
+    assert got.index("Open the Budgets page") < got.index("- Name: Groceries"), got
+    assert "Deleting a budget" not in got, got

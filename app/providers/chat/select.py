@@ -417,6 +417,9 @@ def _grown(asked: _Asked, cand: Candidate, k: int, best: float, reading: Reading
     """The chosen block with what belongs to it: its lead-in line and what that line leads into,
     the rows or sentence that hold the asked value, or neighbouring paragraphs that answer too."""
     block = cand.blocks[k]
+    prose = _prose_procedure(asked, cand, k)
+    if prose:
+        return Choice(cand, prose, best)
     if _leads_into(cand, k):
         return Choice(cand, (k, k + 1), best)
     if block.kind in ("list", "code", "table") and k > 0 and _leads_into(cand, k - 1):
@@ -438,6 +441,23 @@ def _grown(asked: _Asked, cand: Candidate, k: int, best: float, reading: Reading
     if _leads_into(cand, chosen[-1]):  # the paragraphs end in "… the shortcuts are:"
         chosen = (*chosen, chosen[-1] + 1)
     return Choice(cand, chosen, best)
+
+
+def _prose_procedure(asked: _Asked, cand: Candidate, k: int) -> tuple[int, ...]:
+    """A how-to answered by a section with no numbered steps reads it in the document's order:
+    its blocks from the first while they fit `MAX_WORDS` ("Click on “New” … Enter a name …"),
+    when they reach the best block k (else () and the block is grown as its kind reads)."""
+    if not asked.steps or any(
+        b.ordered or b.kind in ("code", "table", "tab") or _asks(b) for b in cand.blocks
+    ):
+        return ()  # numbered steps, code, tables, tabs and FAQ questions are read as they are
+    chosen, words = [], 0
+    for j, b in enumerate(cand.blocks):
+        words += len(b.text.split())
+        if words > MAX_WORDS:
+            break
+        chosen.append(j)
+    return tuple(chosen) if len(chosen) > 1 and k in chosen else ()
 
 
 def _asks(block: Block) -> bool:
