@@ -1,6 +1,7 @@
 """The offline answerer on a sweep dump's retrievals: MT-RAG answers without re-running retrieval.
 
     python -m scripts.studies.answers_from_dump DUMP.jsonl [--split tune|report] [--top 5]
+        [--max-words N] [--total-words N]
 
 DUMP.jsonl is `python -m scripts.evaluation.sweep … --dump DUMP.jsonl` (each case's reranked
 passages with their text). Each case's top passages get their article's section tree (rebuilt from
@@ -20,6 +21,7 @@ from pathlib import Path
 from statistics import mean, median
 
 from app.ingest.sections import build_sections
+from app.providers.chat import select
 from app.providers.chat.base import GenerationRequest, Passage
 from app.providers.chat.offline import offline_answer
 from app.providers.chat.select import section_for
@@ -50,7 +52,13 @@ def main() -> None:
     ap.add_argument("--split", default=None)
     ap.add_argument("--top", type=int, default=5)
     ap.add_argument("--show", type=int, default=0, help="print N replies")
+    ap.add_argument("--max-words", type=int, default=None, help="override max_words")
+    ap.add_argument("--total-words", type=int, default=None, help="override total_words")
     args = ap.parse_args()
+    if args.max_words is not None:
+        select.MAX_WORDS = args.max_words  # module constants are read at call time
+    if args.total_words is not None:
+        select.TOTAL_WORDS = args.total_words
     corpus = load_corpus(EVAL_DIR / "mtrag_corpus.jsonl")
     docs = {a.id: a for a in corpus.articles}
     refs = {c.id: c for c in load_cases([EVAL_DIR / "mtrag_cases.jsonl"]).cases}
