@@ -1,10 +1,5 @@
-"""Order references, case references, error codes and SKUs: one recogniser for every stage.
-
-Condense, clamp, memory, tools and the router all ask this module, so "ORD 1042", "ord-1042"
-and "ORD#1042" are the same order everywhere, and an error code is both remembered and treated
-as an identifier. The formats are tenant data (`identifiers:` in the tenant file); this module
-only applies them. Pure: no I/O.
-"""
+"""Order references, case references, error codes and SKUs: one recogniser for every stage,
+applying the tenant's formats (`identifiers:` in the tenant file). Pure."""
 
 from __future__ import annotations
 
@@ -73,10 +68,6 @@ class Identifiers:
         if self._products is None:
             return text
         return self._products.sub(lambda m: self._product_names[m.group(1).casefold()], text)
-
-    @property
-    def kinds(self) -> tuple[IdentifierKind, ...]:
-        return tuple(self._formats)
 
     def example(self, kind: IdentifierKind) -> str:
         fmt = self._formats.get(kind)

@@ -1,12 +1,5 @@
-"""Utterance shapes as labelled rows (`shapes.yaml`) that the router's classifier learns from.
-
-A shape is what a message does, whatever it is about: a request only a person may grant, or a
-question that asks for information (about a thing, about what would be billed, about the terms
-of an action, where to find something, how to remove someone else). The rows are data; the
-router embeds each row and its `skeleton` (content words masked, so the shape outweighs the
-topic) with its own embedder and fits its softmax model on them. A fix is a row, not a pattern.
-Pure: text and vectors in, text and vectors out.
-"""
+"""Utterance shapes as labelled rows (`shapes.yaml`) that the router's classifier learns from
+(docs/language.md, "Shapes"). Pure: text and vectors in, text and vectors out."""
 
 from __future__ import annotations
 

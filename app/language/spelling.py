@@ -57,13 +57,8 @@ def _same_start(word: str, repair: str) -> bool:
 class Speller:
     """Repairs unknown words, towards the exemplar words first; leaves known words be.
 
-    With `targets_only`, a word is repaired only onto a target word (never onto a word that only
-    the dictionary knows), and the repair keeps the word's first letter (or swaps its first two
-    letters; most typos are not made at the start of a word), and a word is never split in two:
-    the mode for repairing a search query onto the corpus's words (`from_counts`), where a
-    dictionary word no passage holds could not help and a large target list makes loose matches
-    likelier.
-    """
+    `targets_only` (search queries onto the corpus's words, `from_counts`): only onto a target
+    word, keeping the first letter (or swapping the first two), never splitting a word."""
 
     def __init__(
         self, targets: Iterable[str], known: Collection[str] = (), *, targets_only: bool = False

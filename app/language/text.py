@@ -1,15 +1,5 @@
-"""Tokenisation shared by the local BM25 indexes, chunk picking and the offline reranker.
-
-Rules, chosen so that support identifiers survive:
-- Unicode NFKC, lower-case; a token is a run of letters/digits, and runs joined by `_` or `-`
-  stay one *compound* token: `AUTH_302` → `auth_302`, `AB-XY10` → `ab-xy10`, `ORD-1042`.
-- A compound also yields its parts and their concatenation (`auth`, `302`, `auth302`), so a
-  customer who types "auth 302" or "AUTH302" still matches, while the exact compound (rarer,
-  so a higher IDF) ranks the document that carries the code verbatim first.
-- Plain words lose English stop words (Lucene's list, the one `lucene.english` uses) and are
-  stemmed by a small suffix stripper (plurals, -ing, -ed, -ly, trailing -e), applied the same
-  way to documents and queries. Tokens with digits are never stemmed.
-"""
+"""Tokenisation shared by the local BM25 indexes, chunk picking and the offline reranker:
+identifiers survive as compounds (rules in docs/language.md)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""Content words in German and French for lexical matching: stop words and light stemmers. Pure.
-
-The offline answerer (and anything else that counts shared words) reads English with its own
-stop list and suffix stripper; a German or French question needs the same two things in its
-language, or "das", "es", "wenn" count as topic words and "blinkt" never meets "blinkend".
-Both stemmers only strip inflections (a few endings, a stem of at least four letters left), so
-they merge the forms of one word and almost never two different words. Adding a language is
-adding a word list and an ending list. Negations ("kein", "nicht", "pas") are kept as content
-words: "hat keine IP-Adresse" and "hat eine IP-Adresse" are different sentences.
-"""
+"""Content words in German and French for lexical matching: stop words and light stemmers
+(lexicon data; why: docs/language.md). Pure."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""What kind of answer a question asks for, and whether a text holds one. Pure.
-
-Shared by the answerability features (app/turn/confidence.py) and the offline answerer's sentence
-choice (app/providers/chat/offline.py). General cues only: a price is a currency amount, a
-duration is a number of time units, a procedure is a list of steps or imperative UI verbs; no
-product or company words; the wordings are data (`asks:`, `shows:` and `units:` in
-`app/language/lexicon/<lang>.yaml`). Prices, durations and quantities are asked and shown in
-English, German and French ("wie lange dauert…", "8 Minuten", "combien coûte…"); dates and
-procedures in English (the answerer's own how-to cues for German and French are
-`asks_for_steps`).
-"""
+"""What kind of answer a question asks for, and whether a text holds one (wordings: `asks:`,
+`shows:`, `units:` in the lexicons; docs/language.md). Pure."""
 
 from __future__ import annotations
 

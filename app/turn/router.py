@@ -67,18 +67,8 @@ def explicit_human_request(text: str) -> bool:
 
 
 def not_a_request(text: str, shape: str | None = None) -> str | None:
-    """Why the message cannot be a request that only a person may grant, or None.
-
-    `shape` is the message's shape as the router's shape model reads it
-    (`app/language/shapes.yaml`): a question about a thing that speaks of no one, about what a
-    charge would be before it happened, about when an action is allowed, about where to find
-    something, how to remove someone else, or how to reach a channel (a phone line, an email
-    address: the docs say, and it names no one to talk to): each asks for information, whatever
-    word in it ("charge", "cancel") sits near a policy exemplar. `instructs_the_assistant`: the
-    message addresses the assistant's instructions (the shapes of `app.safety.screen`): no
-    exemplar is an instruction to the bot, so the classifier's nearest intent is a guess, and an
-    attack does not open a case. Policy phrases and an explicit ask for a person still do.
-    """
+    """Why the message cannot be a request only a person may grant (its shape, or an instruction
+    to the assistant, which no exemplar is), or None; see docs/language.md, "Shapes"."""
     if shape is not None and shape != REQUEST:
         return shape
     if AI_ADDRESSED in instruction_reasons(text):
@@ -181,13 +171,9 @@ class SoftmaxModel:
 
 
 def _group_balance(labels: Sequence[str], groups: Sequence[str]) -> Matrix:
-    """Per-sample factors giving every label the overall mix of groups (its total unchanged).
-
-    With an English sentence embedder, German exemplars sit together whatever they ask; if one
-    intent had most of them, every German message would lean to that intent. Weighting each
-    (label, group) cell to the group's overall share removes that lean where a label has
-    exemplars in the group (a label with none there cannot be helped by weights).
-    """
+    """Per-sample factors giving every label the overall mix of groups (its total unchanged)."""
+    # an English embedder puts German exemplars together whatever they ask: without this, the
+    # intent holding most of them would pull every German message
     n = len(labels)
     overall = Counter(groups)
     per_label = Counter(labels)
@@ -435,15 +421,9 @@ class Router:
     def _apply_rules(
         self, text: str, classified: tuple[str, float, str | None] | None
     ) -> tuple[str, float, str | None]:
-        """(intent, score, rule): the one order of the rules, with or without an embedding.
-
-        A policy phrase, an acknowledgment or a greeting decide first; otherwise the classifier
-        (`classified`: intent, probability and why an escalating intent was passed over; None
-        when the message could not be embedded). An explicit request for a
-        person then wins over anything but a policy intent: a refund asked for alongside stays a
-        refund request, since the stronger boundary names the case (DESIGN 6.1 checks policy
-        before the explicit request).
-        """
+        """(intent, score, rule): a policy phrase, an acknowledgment or a greeting, else the
+        classifier's choice (None: not embedded); an explicit ask for a person then wins over
+        anything but a policy intent (DESIGN 6.1 checks policy first)."""
         rule: str | None = None
         phrase = policy_phrase_intent(text, self.tenant.policy_phrases)
         if phrase is not None:
