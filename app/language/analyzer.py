@@ -7,14 +7,12 @@ import re
 from collections.abc import Iterable
 from typing import TypedDict
 
-from app.language.text import LUCENE_STOPWORDS, normalize, stem, unique
+from app.language.text import DIGIT, LUCENE_STOPWORDS, TOKEN, normalize, stem, unique
 
 # Bump when `analyze` changes: stored `searchTerms` of another version are rewritten at the next
 # ingestion (and LocalSearch recomputes them), so the two backends never read different tokens.
 ANALYZER_VERSION = "2"  # 2: irregular past forms stem to their verb (text.stem)
 
-_TOKEN = re.compile(r"[^\W_]+(?:[_-][^\W_]+)*")
-_DIGIT = re.compile(r"\d")
 _SPACES = re.compile(r"[ \t]+")
 _GLUED = re.compile(r"([^\W\d_]{3,})(\d{2,})")  # auth302, ord1042: a code typed without a separator
 
@@ -30,7 +28,7 @@ class SearchTermFields(TypedDict):
 
 def _joins(word: str, nxt: str) -> bool:
     """Whether `word nxt` is written like a code with a space ("auth 302", "ab xy10")."""
-    return word.isalpha() and word not in LUCENE_STOPWORDS and bool(_DIGIT.search(nxt))
+    return word.isalpha() and word not in LUCENE_STOPWORDS and bool(DIGIT.search(nxt))
 
 
 def analyze_line(line: str) -> list[str]:
@@ -38,7 +36,7 @@ def analyze_line(line: str) -> list[str]:
     out: list[str] = []
     prev: str | None = None  # the previous plain word, while a pair may still form
     prev_end = 0
-    for match in _TOKEN.finditer(line):
+    for match in TOKEN.finditer(line):
         token = match.group(0)
         if "-" in token or "_" in token:
             parts = re.split(r"[_-]", token)
@@ -49,7 +47,7 @@ def analyze_line(line: str) -> list[str]:
         else:
             if token not in LUCENE_STOPWORDS:
                 out.append(stem(token))
-            if _DIGIT.search(token):  # the rare case: only tokens with digits join or split
+            if DIGIT.search(token):  # the rare case: only tokens with digits join or split
                 glued = _GLUED.fullmatch(token)
                 if glued:
                     out.extend(glued.groups())

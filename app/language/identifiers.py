@@ -3,6 +3,7 @@ applying the tenant's formats (`identifiers:` in the tenant file). Pure."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -112,15 +113,10 @@ class Identifiers:
         return value
 
 
-_GENERIC: Identifiers | None = None
-
-
+@functools.cache
 def generic_identifiers() -> Identifiers:
     """The generic profile's formats, for callers without a tenant of their own."""
-    global _GENERIC
-    if _GENERIC is None:
-        _GENERIC = Identifiers(generic_tenant())
-    return _GENERIC
+    return Identifiers(generic_tenant())
 
 
 @dataclass(frozen=True)
@@ -136,13 +132,6 @@ class Vocabulary:
         return cls(Identifiers(tenant), tenant.plans, tenant.platforms)
 
 
-_GENERIC_VOCABULARY: Vocabulary | None = None
-
-
+@functools.cache
 def generic_vocabulary() -> Vocabulary:
-    global _GENERIC_VOCABULARY
-    if _GENERIC_VOCABULARY is None:
-        _GENERIC_VOCABULARY = Vocabulary(
-            generic_identifiers(), generic_tenant().plans, generic_tenant().platforms
-        )
-    return _GENERIC_VOCABULARY
+    return Vocabulary(generic_identifiers(), generic_tenant().plans, generic_tenant().platforms)

@@ -15,9 +15,8 @@ _WORD = re.compile(r"[^\W_]+")
 
 
 def phrase_words(text: str) -> tuple[str, ...]:
-    """The words a member or a query is matched by: normalised, split on anything that is not a
-    letter or digit, lightly stemmed (so "two-factor" matches "two factor", "SSOs" matches
-    "SSO")."""
+    """The normalised, lightly stemmed words a member or a query is matched by ("two-factor"
+    matches "two factor", "SSOs" matches "SSO")."""
     return tuple(stem(w) for w in _WORD.findall(normalize(text)))
 
 
@@ -81,11 +80,8 @@ EMPTY = SynonymTable()
 
 
 def expand_query(text: str, table: SynonymTable) -> str:
-    """`text` followed by the other members of every group it mentions, one per line.
-
-    Each addition is its own line, so the analyzer's same-line joins ("auth 302" → auth302)
-    never pair a word of the question with a word of an addition. `query_terms` of the result
-    is what both lexical backends search for; the customer's own terms come first."""
+    """`text` followed by the other members of every group it mentions, one a line (so the
+    analyzer's same-line joins never pair a question word with an addition)."""
     added = table.additions(text)
     return "\n".join([text, *added]) if added else text
 

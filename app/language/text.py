@@ -18,8 +18,8 @@ LUCENE_STOPWORDS = word_set("en", "lucene_stopwords")
 # pronouns carry no topic, and counting them would reward any passage written in English.
 QUERY_STOPWORDS = LUCENE_STOPWORDS | word_set("en", "query_stopwords")
 
-_TOKEN = re.compile(r"[^\W_]+(?:[_-][^\W_]+)*")
-_DIGIT = re.compile(r"\d")
+TOKEN = re.compile(r"[^\W_]+(?:[_-][^\W_]+)*")
+DIGIT = re.compile(r"\d")
 
 
 def normalize(text: str) -> str:
@@ -36,7 +36,7 @@ def stem(word: str) -> str:
     """A light, deterministic English suffix stripper (documents and queries alike); an
     irregular past form becomes its verb first (`_IRREGULAR_PAST`)."""
     word = _IRREGULAR_PAST.get(word, word)
-    if len(word) <= 3 or _DIGIT.search(word):
+    if len(word) <= 3 or DIGIT.search(word):
         return word
     if word.endswith("'s"):
         word = word[:-2]
@@ -67,13 +67,13 @@ def stem(word: str) -> str:
 
 def is_code(token: str) -> bool:
     """An identifier-like token: error codes, SKUs, order refs (has a digit, e.g. auth_302)."""
-    return bool(_DIGIT.search(token)) and len(token) >= 3
+    return bool(DIGIT.search(token)) and len(token) >= 3
 
 
 def tokenize(text: str, stopwords: frozenset[str] = LUCENE_STOPWORDS) -> list[str]:
     """Index/query tokens in order, compounds expanded (see the module docstring)."""
     out: list[str] = []
-    for match in _TOKEN.finditer(normalize(text)):
+    for match in TOKEN.finditer(normalize(text)):
         token = match.group(0)
         parts = re.split(r"[_-]", token)
         if len(parts) == 1:
@@ -89,7 +89,7 @@ def tokenize(text: str, stopwords: frozenset[str] = LUCENE_STOPWORDS) -> list[st
 def content_terms(text: str) -> list[str]:
     """Distinct topic-bearing terms of a question, in order (compounds joined, parts dropped)."""
     seen: dict[str, None] = {}
-    for match in _TOKEN.finditer(normalize(text)):
+    for match in TOKEN.finditer(normalize(text)):
         token = match.group(0)
         if "_" in token or "-" in token:
             # the joined form: AUTH_302, AUTH-302 and AUTH302 are the same identifier
@@ -178,10 +178,8 @@ def table_blocks(text: str) -> list[list[str]]:
 
 
 def answer_sentences(text: str, min_words: int = 3) -> list[str]:
-    """`sentences`, with each Markdown table row read under its column names (`table_rows`:
-    "Severity: 1 — Critical; First response: 1 hour, 24/7.") rather than as a run of cells
-    between pipes: a row answers "what is the response time for a critical issue?" only with
-    its header, which is what the offline answerer quotes as well."""
+    """`sentences`, each Markdown table row read under its column names (`table_rows`): a row
+    answers a question only with its header."""
     out: list[str] = []
     for is_table, lines in _segments(text):
         if is_table:

@@ -39,10 +39,8 @@ STEMMERS: Final[dict[str, Callable[[str], str]]] = {
 def fold_terms(
     terms: Sequence[str], language: str
 ) -> tuple[list[str], Callable[[str], str] | None]:
-    """A question's content terms read in `language`: for German and French, stemmed by that
-    language's light rules with its stop words left out ("wo", "ich", "meine" are no topic;
-    "Rechnungen" and "Rechnung" meet), and the stemmer to apply to the passage's terms; for any
-    other language the terms unchanged and None (English is stemmed upstream already)."""
+    """A question's content terms in `language` (German, French: stemmed, stop words out) and
+    the stemmer for the passage's terms; other languages unchanged and None."""
     stem = STEMMERS.get(language)
     if stem is None:
         return list(terms), None

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from app.language.lexicon import alternation, matcher
 from app.language.synonyms import EMPTY, SynonymTable, covered_terms
-from app.language.text import content_terms, is_code, term_set
+from app.language.text import TOKEN, content_terms, is_code, term_set
 
 TYPES = ("price", "duration", "quantity", "date", "procedure")
 _ASKS = {kind: matcher(f"asks.{kind}") for kind in TYPES}
@@ -58,9 +58,8 @@ _DURATION_FRAME = frozenset(content_terms(DURATION_FRAME_WORDS))
 
 
 def frame_terms(question: str) -> frozenset[str]:
-    """Content terms that only frame the kind of answer asked for, not its subject: "long" and
-    "take" in "How long does shipping take?" ask for a duration (the `duration` type says so),
-    and a passage that happens to say "can take up to" answers nothing about shipping."""
+    """Content terms that only frame the answer type ("long", "take" in "how long does shipping
+    take?"), not its subject."""
     return _DURATION_FRAME if _HOW_LONG.search(question) else frozenset()
 
 
@@ -74,9 +73,8 @@ _CAPABILITY = re.compile(
 
 
 def capability_terms(question: str) -> frozenset[str]:
-    """The content terms of a capability question's verb ("support" in "Do you support
-    Slack?"), which say only that a yes/no about a feature is asked; empty otherwise. A noun
-    use stays ("Do you offer phone support?" frames "offer", not "support")."""
+    """The content terms of a capability question's verb ("support" in "Do you support Slack?",
+    not in "Do you offer phone support?"), else empty."""
     m = _CAPABILITY.search(question)
     return frozenset(content_terms(m.group(1))) if m else frozenset()
 
@@ -99,21 +97,15 @@ def asked_types(question: str) -> list[str]:
 
 @lru_cache(maxsize=16384)
 def shows_type(kind: str, text: str) -> bool:
-    """The text holds an answer of this kind (a price, a duration, a number, a date, a step).
-
-    Memoised (pure): the reranker and the answerer ask it of the same corpus passages every turn.
-    """
+    """The text holds an answer of this kind (memoised: asked of the same passages every turn)."""
     return bool(_SHOWS[kind].search(text))
-
-
-_WORDS = re.compile(r"[^\W_]+(?:[-_][^\W_]+)*")
 
 
 def named_terms(question: str) -> list[str]:
     """Names (capitalised words not opening a sentence), numbers and identifiers, as terms."""
     out: list[str] = []
     opening = True  # the first word of a sentence is capitalised whatever it is
-    for match in _WORDS.finditer(question):
+    for match in TOKEN.finditer(question):
         word = match.group(0)
         named = word[:1].isupper() and not opening
         if named or any(c.isdigit() for c in word) or is_code(word.lower()):
@@ -126,10 +118,8 @@ def named_terms(question: str) -> list[str]:
 def missing_names(
     question: str, texts: Sequence[str], synonyms: SynonymTable = EMPTY, *, language: str = "en"
 ) -> list[str]:
-    """The question's names, numbers and identifiers (as the customer wrote them) that none of
-    `texts` contains, by itself or through a synonym ("UK" is in a passage that writes "United
-    Kingdom" when the tenant groups the two). German capitalises every noun, so there only
-    numbers and identifiers count ("Batterie" is not a name the articles fail to mention)."""
+    """The question's names, numbers and identifiers that no text holds, itself or by a synonym
+    (in German, which capitalises every noun, only numbers and identifiers)."""
     present: set[str] = set()
     for text in texts:
         present |= term_set(text) | covered_terms(text, synonyms)
@@ -137,7 +127,7 @@ def missing_names(
     if language == "de":
         named = {t for t in named if is_code(t) or any(c.isdigit() for c in t)}
     out: list[str] = []
-    for match in _WORDS.finditer(question):
+    for match in TOKEN.finditer(question):
         word = match.group(0)
         found = content_terms(word)
         absent = found and all(t in named for t in found) and not any(t in present for t in found)

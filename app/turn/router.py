@@ -495,11 +495,8 @@ _GREETING = _rx(
 
 
 def looks_like_acknowledgment(text: str) -> bool:
-    """Thanks, okay, 'that fixed it' and nothing more: no question, no new problem.
-
-    A longer message that closes with thanks counts too ("uploaded the cert, we're back in.
-    Cheers!"), unless it asks something or reports something still wrong.
-    """
+    """Thanks, okay, 'that fixed it' and nothing more, or a longer message closing with thanks
+    that asks nothing and reports nothing still wrong."""
     if _ACK.match(text):
         return True
     return bool(
@@ -536,11 +533,8 @@ _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}(?![
 
 
 def without_personal_details(text: str, keep: Callable[[str], bool] = lambda _: False) -> str:
-    """The router's copy of a message without the customer's name and email address: "Hi, I'm
-    Bill Chase, where is my order?" must not lean towards billing because of a name. Names are
-    taken where people give their own: after "my name is", "I'm", "ich bin", "je m'appelle"…,
-    and in a sign-off ("Thanks, Anna"); `keep` spares words that are not a name (the tenant's
-    products and plans, "I'm Pro")."""
+    """The message without an email address or the customer's own name (after "I'm", "ich bin"…,
+    or in a sign-off), so "I'm Bill Chase" does not lean to billing; `keep` spares non-names."""
     text = _EMAIL.sub(" ", text.replace("’", "'"))
 
     def drop(m: re.Match[str]) -> str:
@@ -555,9 +549,7 @@ _MONEY = _rx(rf"(?<![\w-])(?:[$€£¥]\s?\d[\d,.]*|\d[\d,.]*\s?(?:{alternation(
 
 
 def strip_amounts(text: str) -> str:
-    """The text with each money amount as the words "an amount" ("refund $1499" -> "refund an
-    amount"): the figure says nothing about what the customer wants, but a large one pulls a
-    sentence embedding towards prices and billing questions."""
+    """Each money amount as "an amount": a large figure pulls an embedding towards billing."""
     return _MONEY.sub("an amount", text)
 
 
