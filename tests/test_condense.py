@@ -132,41 +132,11 @@ REWRITES = [
      "what does it cost to add seats to the pro plan?"),
     ("how long will it take for the refund?", ["How do I return a panel?"],
      "how long will it take for the refund?"),  # it says what takes the time
-    # ellipsis: swap a plan / platform the previous question named
-    ("and for pro?", ["Can I set up SSO on the enterprise plan?"],
-     "Can I set up SSO on the pro plan?"),
-    ("what about android?", ["Is there a booking app for iOS?"],
-     "Is there a booking app for android?"),
-    ("and ORD-2000?", ["Has ORD-1042 shipped?"], "Has ORD-2000 shipped?"),
-    # ... or add it, with the customer's preposition, to a question that named none
-    ("and for pro?", ["How do I add a room?"], "How do I add a room for pro?"),
-    ("and on Pro?", ["how many users can I have?"], "how many users can I have on Pro?"),
-    ("and Pro?", ["how many users can I have?"], "and Pro?"),  # no preposition: a guess
-    # subjectless short follow-ups carry the subject
-    ("how much?", ["Is there an extra cost for the Visitor Kiosk?"],
-     "how much regarding the Visitor Kiosk?"),
-    # a bare condition asks the previous question again under it
-    ("and if I use SSO?", ["How do I change my password?"],
-     "How do I change my password if I use SSO?"),
+    # no rule guesses what an ellipsis, a bare condition or a subjectless report is about
+    ("and for pro?", ["Can I set up SSO on the enterprise plan?"], "and for pro?"),
     ("what if we pay annually?", ["When does my subscription renew?"],
-     "When does my subscription renew if we pay annually?"),
-    ("what if I cancel?", ["hello"], "what if I cancel?"),  # no question to ask again
-    ("what if the tag just says Searching?", ["How do I pair a tag?"],
-     "what if the tag just says Searching?"),  # a subject of its own: a new question
-    ("what happens if I go over?", ["What is the API rate limit?"],
-     "what happens if I go over regarding the API rate limit?"),
-    # what the product showed, reported with no subject: the thing asked about showed it
-    ("it says access denied", ["I can't sign in to the Room Panel"],
-     "it says access denied regarding the Room Panel."),
-    ("and now I get an error 500", ["How do I connect Google Calendar?"],
-     "and now I get an error 500 regarding Google Calendar."),
-    ("it says access denied to the Room Panel", ["Can I mount the Room Panel?"],
-     "it says access denied to the Room Panel"),  # it names its subject
-    # a symptom of what the product sent or showed: the thing asked about sent it
-    ("the email never arrives", ["How do I change my password?"],
-     "the email never arrives regarding my password."),
-    ("the room panel never wakes up", ["How do I pair a desk tag?"],
-     "the room panel never wakes up"),  # it names its own subject
+     "what if we pay annually?"),
+    ("it says access denied", ["I can't sign in to the Room Panel"], "it says access denied"),
     # nothing to resolve, or not ours to guess: the message stays as written
     ("what about security?", ["Tell me about the Room Panel"], "what about security?"),
     ("how much does it cost?", ["hello"], "how much does it cost?"),
@@ -295,7 +265,6 @@ def test_conversation_topic(message: str, earlier: list[str], topic: str | None)
         # a pronoun the message resolves itself, no pronoun at all, a new aspect
         ("If the kiosk breaks, can I fix it?", ["What is Room Panel?"], None),
         ("Is the kiosk free?", ["What is Room Panel?"], None),
-        ("what about it?", ["What is Room Panel?"], None),
     ],
 )  # fmt: skip
 def test_carry_first_topic(message: str, earlier: list[str], carried: str | None) -> None:
@@ -391,10 +360,10 @@ async def test_follow_up_carries_the_order_reference(router: Router) -> None:
 
 
 async def test_without_prev_standalone_the_last_user_turn_is_used(router: Router) -> None:
-    history = [Turn("user", "Has ORD-1042 shipped?"), Turn("assistant", "Yes.")]
-    c = await condense("and ORD-2000?", history, chat_model=None, router=router,
+    history = [Turn("user", "Has ORD-2000 shipped?"), Turn("assistant", "Yes.")]
+    c = await condense("when will it arrive?", history, chat_model=None, router=router,
                        prev_standalone=None)  # fmt: skip
-    assert c.standalone_question == "Has ORD-2000 shipped?"
+    assert c.standalone_question == "when will ORD-2000 arrive?"
     assert c.mentioned_order_id == "ORD-2000"
 
 
@@ -638,26 +607,6 @@ def test_the_open_order(orders: list[dict[str, str]], question: str, ref: str | 
     assert the_open_order(orders, question) == ref
 
 
-@pytest.mark.parametrize(
-    ("message", "earlier", "expected"),
-    [
-        # one of the tenant's products in place of the one the previous question named
-        ("and the desk tag?", ["How much does the room panel cost?"],
-         "How much does the desk tag cost?"),
-        ("what about the kiosks?", ["Can I mount the Room Panel on glass?"],
-         "Can I mount the kiosks on glass?"),
-        # no product to swap, or the same one: not ours to guess
-        ("and the desk tag?", ["How do I book a room?"], "and the desk tag?"),
-        ("and the desk tag?", ["Do desk tags need a hub?"], "and the desk tag?"),
-    ],
-)  # fmt: skip
-def test_a_product_follow_up_swaps_the_product(
-    message: str, earlier: list[str], expected: str
-) -> None:
-    vocab = Router(FakeEmbedder(), tenant=SEED_TENANT).vocabulary
-    assert resolve_followup(message, earlier, vocab).text == expected
-
-
 def test_a_follow_up_is_searched_again_with_the_previous_subject() -> None:
     # the previous question's subject, else its longest noun phrase (an object, here)
     assert (
@@ -709,54 +658,3 @@ def test_a_named_product_is_the_subject_a_pronoun_refers_to(
 ) -> None:
     vocab = Vocabulary.of(SEED_TENANT)
     assert resolve_followup(message, [earlier], vocab).text == expected
-
-
-@pytest.mark.parametrize(
-    ("earlier", "message", "expected"),
-    [
-        # a mishap after a how-to: what to do when it happens, about the same subject
-        (
-            "How do I turn on two-factor authentication?",
-            "what if I lose my phone?",
-            "what if I lose my phone regarding two-factor authentication?",
-        ),
-        # a circumstance after a question that is no how-to: the same question under it
-        (
-            "When does my subscription renew?",
-            "what if we pay annually?",
-            "When does my subscription renew if we pay annually?",
-        ),
-        (
-            "How do I change my password?",
-            "and if I use SSO?",
-            "How do I change my password if I use SSO?",
-        ),
-    ],
-)
-def test_what_if_after_a_how_to_carries_the_subject_not_the_steps(
-    earlier: str, message: str, expected: str
-) -> None:
-    assert resolve_followup(message, [earlier], Vocabulary.of(SEED_TENANT)).text == expected
-
-
-@pytest.mark.parametrize(
-    ("earlier", "message", "expected"),
-    [
-        # the tenant's platforms, written as the tenant writes them ("iOS", "Slack")
-        (
-            "How do I cancel a booking?",
-            "and on the mobile app?",
-            "How do I cancel a booking on the mobile app?",
-        ),
-        ("How do I book a desk on iOS?", "and Android?", "How do I book a desk on Android?"),
-        (
-            "How do I book a room in Slack?",
-            "what about Microsoft Teams?",
-            "How do I book a room in Microsoft Teams?",
-        ),
-    ],
-)
-def test_a_platform_follow_up_asks_the_previous_question_there(
-    earlier: str, message: str, expected: str
-) -> None:
-    assert resolve_followup(message, [earlier], Vocabulary.of(SEED_TENANT)).text == expected

@@ -5,11 +5,11 @@ identifiers. With a chat model this is one JSON-mode call whose output is clampe
 (or when the call fails or returns junk) the offline condenser does it with rules and the
 semantic router.
 
-The offline rewriter resolves a follow-up only by carrying what the conversation already named
-(the previous standalone question's subject, its identifiers, or a plan/platform it mentioned):
-it never adds a constraint, number, product, plan, version or qualifier of its own. Besides
-resolving, it only drops leading acknowledgments ("Ok. How do I…") and frames a one-word fragment
-as a question ("invoices." → "What are invoices?"); otherwise it leaves the message as written.
+The offline rewriter resolves a follow-up's pronoun only with what the conversation already
+named (an earlier question's subject or identifier, or the conversation's topic): it never adds
+a constraint, number, product, plan, version or qualifier of its own. Besides resolving, it
+only drops leading acknowledgments ("Ok. How do I…") and frames a one-word fragment as a
+question ("invoices." → "What are invoices?"); otherwise it leaves the message as written.
 """
 
 from __future__ import annotations
@@ -113,46 +113,6 @@ _COMPLEMENTIZER_BEFORE: Final = frozenset(
         """think know said says say mean sure hope seems seem believe heard so now such than like
     assume assuming means noticed notice see saw told read"""
     )
-)
-_END = r"[\s?.!]*$"
-_LEAD = r"^(?:and|but|so|ok(?:ay)?|also)?[\s,]*"
-_ELLIPSIS = [
-    re.compile(_LEAD + r"(?:what|how) about\s+(?P<x>.+?)" + _END, re.I),
-    re.compile(r"^(?:and|but|also|same)[\s,]+(?P<p>for|on|with|in|from|to|via)\s+(?P<x>.+?)"
-               + _END, re.I),
-    re.compile(r"^(?:and|or)\s+(?P<x>(?:\S+\s*){1,3}?)" + _END, re.I),
-    re.compile(r"^(?:same|what) (?:for|with|on) (?P<x>.+?)" + _END, re.I),
-]  # fmt: skip
-_SUBJECTLESS = re.compile(
-    r"^(?:(?:and|but|so|ok(?:ay)?|then|really|also)[\s,]+)*(?:why(?: not)?|how(?: so)?|when|where|"
-    r"how (?:long|much|many|often|soon)(?: (?:does|will|would|is|are) (?:that|it|this) "
-    r"(?:take|cost|be|last))?|which one|what else|any (?:other )?(?:options|alternatives|"
-    r"limits?|fees?|costs?)|(?:is|are) there (?:a |any )?(?:fee|fees|limit|limits|cost|charge|"
-    r"catch|alternative|workaround)s?|what(?:'s| is) the (?:difference|limit|cost|price|catch)|"
-    r"(?:can|could) you (?:explain|elaborate)(?: more)?|tell me more|more (?:details|info)|"
-    r"for how long|since when|is that (?:right|true|normal|possible)|what happens (?:if|when) "
-    r"(?:i|we|you) (?:go over|go above|exceed (?:it|that|them)|hit (?:it|that)|run out|"
-    r"miss (?:it|that)|don'?t|do not))[\s?.!]*$",
-    re.IGNORECASE,
-)
-
-# What the product showed the customer, reported with no subject of its own ("it says access
-# denied", "I get an error 500", "the screen shows 'not connected'"): the thing that showed it is
-# what the previous question was about.
-_REPORTED = re.compile(
-    r"^(?:(?:and|but|so|now|then|ok(?:ay)?)[\s,]+)*(?:it|that|this|the (?:screen|page|message|"
-    r"error|app|display)) (?:says|said|shows|showed|displays|displayed|gives me|gave me|returns|"
-    r"returned)\b|^(?:(?:and|but|now|then)[\s,]+)*i(?:'m| am)? (?:get|got|see|saw|getting|seeing) "
-    r"(?:an? |the )?(?:error|message|warning)\b"
-    # a symptom of the thing just discussed: "the email never arrives", "it still doesn't load"
-    # (only the artefacts any product sends or shows: "the room panel never wakes up" names
-    # its own subject)
-    r"|^(?:(?:and|but|now|then)[\s,]+)*(?:it|the (?:e-?mail|link|code|page|button|screen|"
-    r"message|app|site|website|notification|invite|invitation|download|upload|update|"
-    r"installer|sms|text)) (?:never|still|just|"
-    r"keeps|doesn'?t|does not|won'?t|will not|didn'?t|did not|isn'?t|is not|never)\b"
-    r"(?:(?!\?)[^,.;])*$",
-    re.IGNORECASE,
 )
 
 
@@ -324,22 +284,7 @@ def subject_of(question: str, ids: Identifiers | None = None) -> str | None:
         return max(entities, key=len)
     if phrases:
         return _definite(phrases[0])
-    bare = _BARE_PLURAL_SUBJECT.search(question)
-    if bare and bare.group(1).lower().split()[0] not in _NOT_A_SUBJECT:
-        return _definite(bare.group(1))
     return None
-
-
-# "How long are audit logs kept?", "Why do desk tags go blank?": a bare plural noun phrase right
-# after the question's auxiliary verb is what the question is about.
-_BARE_PLURAL_SUBJECT = re.compile(
-    r"^\s*(?:how(?: long| often| many| much)?|what|when|where|why|which|can|do|does|are|is)\s+"
-    r"(?:are|is|do|does|can|should|will|were)\s+((?:[a-z][\w-]*\s+)?[a-z][\w-]*s)\b",
-    re.IGNORECASE,
-)
-_NOT_A_SUBJECT = frozenset(
-    {"you", "we", "they", "i", "it", "there", "these", "those", "this", "that", "things", "yours"}
-)
 
 
 def _definite(phrase: str) -> str:
@@ -347,67 +292,6 @@ def _definite(phrase: str) -> str:
     if first.lower() in {"a", "an", "this", "that", "these", "those"} and rest:
         return f"the {rest}"
     return phrase
-
-
-def _kind(term: str, vocab: Vocabulary) -> str | None:
-    term = term.strip(" ?.!,")
-    low = term.lower()
-    low = re.sub(r"^(?:the|a|an|my|our)\s+", "", low)
-    low = re.sub(r"\s+(?:plan|tier|edition|version)$", "", low)
-    if low in {p.casefold() for p in vocab.plans}:
-        return "plan"
-    if low in {p.casefold() for p in vocab.platforms}:  # the tenant writes "iOS", "Slack"
-        return "platform"
-    named = vocab.ids.product_spans(low)
-    if len(named) == 1 and named[0][:2] == (0, len(low)):
-        return "product"  # "the desk tag": one of the tenant's products, and nothing else
-    return vocab.ids.kind_of(term)
-
-
-def _swap_same_kind(previous: str, x: str, vocab: Vocabulary) -> str | None:
-    """'How do I set up SSO on enterprise?' + 'and for pro?' → 'How do I set up SSO on pro?'."""
-    kind = _kind(x, vocab)
-    if kind is None:
-        return None
-    core = re.sub(r"^(?:the|a|an|my|our)\s+", "", x.strip(" ?.!"), flags=re.I)
-    core = re.sub(r"\s+(?:plan|tier|edition|version)$", "", core, flags=re.I)
-    if kind == "product":
-        ((_, _, name),) = vocab.ids.product_spans(core.lower())
-        spans = [(a, b) for a, b, other in vocab.ids.product_spans(previous) if other != name]
-        if len({previous[a:b].casefold() for a, b in spans}) != 1:
-            return None  # no other product, or several: which one is meant is a guess
-        spans = spans[:1]
-    elif kind in {"plan", "platform"}:
-        words = vocab.plans if kind == "plan" else vocab.platforms
-        pattern = re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE)
-        spans = [m.span() for m in pattern.finditer(previous) if m.group(0).lower() != core.lower()]
-    else:
-        normal = vocab.ids.normalise(kind, core)  # type: ignore[arg-type]
-        core = normal or core
-        spans = [
-            (i.start, i.end)
-            for i in vocab.ids.find(previous)
-            if i.kind == kind and i.value != normal
-        ]
-    matches = spans
-    if len(matches) != 1:
-        return None  # none, or several: which one the customer means is a guess
-    start, end = matches[0]
-    return previous[:start] + core + previous[end:]
-
-
-def _add_same_kind(previous: str, x: str, prep: str | None, vocab: Vocabulary) -> str | None:
-    """'how many users can I have?' + 'and on Pro?' → 'how many users can I have on Pro?': a
-    plan or platform asked about after a question that named none (with one, `_swap_same_kind`
-    replaces it), with the customer's own preposition; without one ("and Pro?") nothing is
-    added: how it attaches would be a guess."""
-    kind = _kind(x, vocab)
-    if prep is None or kind not in {"plan", "platform"}:
-        return None
-    words = vocab.plans if kind == "plan" else vocab.platforms
-    if re.search(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", previous, re.IGNORECASE):
-        return None
-    return f"{previous.rstrip(' ?.!')} {prep} {x.strip(' ?.!')}?"
 
 
 # "why is it's light red?" is a misspelt "its": after these, "it's" is no "it is"
@@ -544,20 +428,6 @@ _ACTION_MEASURE = re.compile(
     r"(?:(?:that|this|it)\s+(?P<v>take)|(?:that|this)\s+(?P<c>cost))\b",
     re.IGNORECASE,
 )
-# A bare condition on the customer ("and if I use SSO?", "what if we pay annually?") has no
-# question of its own: it asks the previous one again under that condition. A condition with a
-# subject of its own ("what if the tag just says Searching?") is a new question about that.
-_CONDITION = re.compile(
-    r"^(?:(?:and|but|so|ok(?:ay)?)[\s,]+)*(?:what )?if\s+(?P<c>(?:i|we|you)\b[^?.!,;]{2,80}?)"
-    r"[\s?.!]*$",
-    re.IGNORECASE,
-)
-_WHAT_IF = re.compile(r"^(?:(?:and|but|so|ok(?:ay)?)[\s,]+)*what\s+if\b", re.IGNORECASE)
-_QUESTION_FORM = re.compile(
-    r"^\s*(?:how|what|when|where|why|which|who|can|could|do|does|is|are|will|should)\b.*\?\s*$",
-    re.IGNORECASE,
-)
-MAX_CONDITION_WORDS: Final = 6  # a longer "what if …" brings a topic of its own
 MAX_LOOKBACK_QUESTIONS: Final = 3  # a subject older than this is no longer "the" subject
 
 
@@ -588,39 +458,6 @@ def resolve_followup(
         for s in (subject_of(q, vocab.ids) for q in earlier if not _leans_on_context(q, vocab.ids))
         if s
     ]
-    subject = subjects[0] if subjects else None
-
-    for pattern in _ELLIPSIS:
-        m = pattern.match(text)
-        if m is not None:
-            swapped = _swap_same_kind(previous, m.group("x").strip(), vocab)
-            if swapped is not None:
-                return Rewrite(swapped, "ellipsis_swap")
-            prep = m.groupdict().get("p")
-            added = _add_same_kind(previous, m.group("x").strip(), prep, vocab)
-            if added is not None:
-                return Rewrite(added, "ellipsis_add")
-            # "what about security?": an aspect of the topic, or a new topic? Not ours to guess.
-            return Rewrite(text, None)
-
-    condition = _CONDITION.match(text)
-    if (
-        condition is not None
-        and len(condition.group("c").split()) <= MAX_CONDITION_WORDS
-        and _QUESTION_FORM.match(previous)
-    ):
-        # "and if I use SSO?" after "How do I change my password?": the same question, under
-        # the condition the customer adds. "What if I lose my phone?" after "How do I turn on
-        # 2FA?" asks what to do when that happens, not how to do the same thing under it: the
-        # asked action's steps are no answer, so the message keeps its words and carries the
-        # previous question's subject instead
-        if _WHAT_IF.match(text) and _ASKED_ACTION.match(previous):
-            carried = with_previous_subject(text, previous, vocab.ids)
-            if carried is not None:
-                return Rewrite(carried, "condition")
-        core = previous.strip().rstrip("?.! ")
-        if condition.group("c").lower() not in core.lower():
-            return Rewrite(f"{core} if {condition.group('c')}?", "condition")
 
     action = _ACTION_ANAPHOR.search(text)
     if action is not None:
@@ -647,30 +484,27 @@ def resolve_followup(
     m = _pronoun_at(text)
     if m is not None and not _has_own_subject(text, m.start(), vocab.ids, m.group(1)):
         # the most recent subject the pronoun can agree with ("is it free?" skips "the clouds")
-        word = m.group(1)
-        agreeing = (s for s in subjects if _agrees(word, s, vocab.ids))
-        referent = next(agreeing, None)
+        referent = next((s for s in subjects if _agrees(m.group(1), s, vocab.ids)), None)
         if referent is not None and referent.lower() not in text.lower():
-            replacement = referent
-            if word.lower() in {"its", "their"}:
-                replacement = f"{referent}'s" if not referent.endswith("s") else f"{referent}'"
-            replacement = _capitalise_like(replacement, word, at_start=m.start() == 0)
-            rest = text[m.end() :]
-            contracted = re.match(r"['’]s\b\s*(\w*)", rest) if word.lower() == "it" else None
-            before = text[: m.start()].split()
-            if contracted is not None and not (
-                before and before[-1].lower() in _AUX_BEFORE_ITS
-            ):  # "it's on wifi" → "the panel is on wifi", not "panel's"
-                verb = "has" if contracted.group(1).lower() in {"been", "got", "gotten"} else "is"
-                rest = f" {verb}" + rest[len("'s") :]
-            return Rewrite(text[: m.start()] + replacement + rest, "pronoun")
-
-    if subject and subject.lower() not in text.lower():
-        if _SUBJECTLESS.match(text):
-            return Rewrite(_attach(text, subject), "subjectless")
-        if _REPORTED.match(text):
-            return Rewrite(_attach(text, subject), "reported")
+            return Rewrite(_replace_pronoun(text, m, referent), "pronoun")
     return Rewrite(text, None)
+
+
+def _replace_pronoun(text: str, m: re.Match[str], referent: str) -> str:
+    """`text` with the pronoun `m` replaced by `referent` (possessive and "it's" kept right)."""
+    word = m.group(1)
+    replacement = referent
+    if word.lower() in {"its", "their"}:
+        replacement = f"{referent}'s" if not referent.endswith("s") else f"{referent}'"
+    replacement = _capitalise_like(replacement, word, at_start=m.start() == 0)
+    rest = text[m.end() :]
+    contracted = re.match(r"['’]s\b\s*(\w*)", rest) if word.lower() == "it" else None
+    before = text[: m.start()].split()
+    if contracted is not None and not (before and before[-1].lower() in _AUX_BEFORE_ITS):
+        # "it's on wifi" → "the panel is on wifi", not "panel's"
+        verb = "has" if contracted.group(1).lower() in {"been", "got", "gotten"} else "is"
+        rest = f" {verb}" + rest[len("'s") :]
+    return text[: m.start()] + replacement + rest
 
 
 # --- carrying the conversation's topic ---------------------------------------------------------
@@ -845,8 +679,6 @@ def carry_first_topic(
     """
     text = message.strip()
     ids = ids or generic_identifiers()
-    if any(p.match(text) for p in _ELLIPSIS):
-        return None  # "what about security?": a new aspect or a new topic, not ours to guess
     m = _pronoun_at(text)
     if m is None or m.group(1).lower() not in _TOPIC_PRONOUNS:
         return None
