@@ -55,14 +55,17 @@ def phrases(key: str) -> tuple[str, ...]:
 _MARKS = {"*": r"\w*", "#": r"\d+", "'": "['’]?"}
 
 
-def _word_pattern(word: str) -> str:
-    if word == "_":
-        return r"[\w-]+"
-    parts = []
-    for part in word.split("-"):
-        options = ["".join(_MARKS.get(c, re.escape(c)) for c in o) for o in part.split("/")]
-        parts.append(options[0] if len(options) == 1 else "(?:" + "|".join(options) + ")")
-    return r"[\s-]".join(parts)
+def _part(part: str) -> str:
+    options = ["".join(_MARKS.get(c, re.escape(c)) for c in o) for o in part.split("/")]
+    return options[0] if len(options) == 1 else "(?:" + "|".join(options) + ")"
+
+
+def phrase_pattern(phrase: str) -> str:
+    """One phrase as a regex (the syntax `alternation` describes)."""
+    words = phrase.split()
+    return r"\s+".join(
+        r"[\w-]+" if w == "_" else r"[\s-]".join(map(_part, w.split("-"))) for w in words
+    )
 
 
 def alternation(key: str) -> str:
@@ -70,7 +73,7 @@ def alternation(key: str) -> str:
     across any spacing, `*` ends a word with any letters, `#` is a number, `_` any one word, an
     apostrophe may be left out, `a/b` is either word and a hyphen may be a space."""
     listed = sorted(set(phrases(key)), key=lambda p: (-len(p), p))
-    return "|".join(r"\s+".join(_word_pattern(w) for w in p.split()) for p in listed)
+    return "|".join(phrase_pattern(p) for p in listed)
 
 
 @functools.cache

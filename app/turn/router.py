@@ -36,9 +36,6 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-# --- lexicon -----------------------------------------------------------------------------------
-
-
 def _handoff(name: str) -> str:
     return alternation(f"handoff.{name}")
 
@@ -86,10 +83,8 @@ _NEGATIVE_CONTEXT = matcher("sentiment.negative_context")
 _ALREADY_TRIED = _rx(
     r"\balready\s+(?!(?:fixed|solved|sorted|resolved|worked|helped)\b)(?:\w+ed|did|done|reset)\b"
 )
-# A message that opens like a question (`opens_as_question`) asks something even without "?"; a
-# token with a digit or an all-capital run (an error code, a command, a product code) names
-# something to look up. Neither is a bare acknowledgment, whatever the classifier's nearest
-# exemplar says.
+# a token with a digit or an all-capital run (an error code, a command) names something to look
+# up: never a bare acknowledgment, whatever the nearest exemplar says
 _IDENTIFIER_LIKE = re.compile(r"\b(?=\w*\d)\w{2,}\b|\b[A-Z]{3,}\b")
 
 
