@@ -24,6 +24,7 @@ FITTED_FILES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "app/fitted/confidence.json": ("confidence",),
         "app/fitted/router.json": ("escalation_min_probability",),
         "app/fitted/gaps.json": ("gap_cluster_threshold",),
+        "app/fitted/rewrite.json": ("fragment_max_words",),
     }
 )
 
@@ -146,6 +147,13 @@ class AnswerSelection:
     # a broad how-to over an article of numbered sections (app/turn/outline.py)
     outline_min_steps: int = 3  # fewer numbered sections make no procedure outline
     outline_max_notes: int = 2  # the article's sentences on what the question names, after it
+    # a whole policy article in brief (outline.article_overview; set by hand with it, seed check)
+    overview_min_sections: int = 3  # fewer sections with text make no overview
+    overview_max_sections: int = 8  # listed in the article's order; the rest are left out
+    # a section opening with a list is summarised by its first items joined ("Room Panel: 2
+    # years; Desk Tag: 1 year"): one item of a list of periods would read as the rule
+    summary_max_items: int = 5
+    summary_max_words: int = 40  # items are joined until about this many words
 
 
 @dataclass(frozen=True)
@@ -180,6 +188,23 @@ class Tuning:
             }
         )
     )  # unknown or missing plan falls to the free rung (fail closed)
+
+    # --- language identification (app/language/detect.py) ---
+    # py3langid's probability of its best candidate among the tenant's locales must reach this,
+    # else the caller's fallback is used. Set before measuring, not tuned: the held-out question
+    # set (`python -m scripts.measure_langid`) was written to check it, so it cannot also fit it;
+    # there and on the exemplars and Bitext dev, accuracy is the same anywhere from 0.5 to 0.9.
+    language_min_share: float = 0.6
+    # fewer words (after dropping any with a digit) give the fallback: one word is as often a
+    # loanword or a product name as a sentence in its language (set by hand, not tuned)
+    language_min_words: int = 2
+
+    # --- condensing (DESIGN 5.1) ---
+    # a bare fragment of at most this many words ("invoices.") is asked as "What are invoices?";
+    # 0 = never. Fitted on the MT-RAG rewrite sets' tune part (`python -m scripts.fit_rewrite`)
+    fragment_max_words: int = field(
+        default_factory=lambda: int(fitted_value("rewrite.json", "fragment_max_words"))
+    )
 
     # --- rankers (DESIGN 5.3) ---
     vector_num_candidates: int = 200  # ANN breadth: ~5x limit keeps HNSW recall near exact
@@ -234,6 +259,9 @@ class Tuning:
     # --- answers: the offline answerer's block selection (issue 38) ---
     answer_selection: AnswerSelection = AnswerSelection()  # how an offline reply quotes a section
 
+    # --- generation (DESIGN 8) ---
+    max_tool_rounds: int = 3  # an answer needing a fourth lookup is better handed to a person
+
     # --- escalation (DESIGN 6) ---
     max_failed_turns: int = 2  # a third miss in a row means the bot is not going to get there
     always_escalate_intents: frozenset[str] = frozenset(
@@ -271,6 +299,7 @@ class Tuning:
     memory_budget_chars: int = 6000  # summary + facts + verbatim turns stay under this
     memory_summary_tokens: int = 200  # about the 120 words the summary prompt asks for
     memory_facts_tokens: int = 160  # about 40 short lines of identifiers and constraints
+    memory_fact_cap: int = 40  # facts kept (~1,200 chars): bounded, yet no real talk reaches it
 
     # --- knowledge loop (resolved handoffs -> tickets, gap clusters, drafts) ---
     resolution_ticket_quality: float = 0.85  # an agent's confirmed fix clears the ticket bar

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import app.turn.condense as condense_rules
 from app.language.identifiers import Vocabulary
 from app.providers.embeddings.fake import FakeEmbedder
 from app.providers.errors import ProviderError
@@ -31,6 +32,7 @@ from app.turn.condense import (
     with_previous_subject,
 )
 from app.turn.router import Router
+from tuning import TUNING
 
 SEED_TENANT = load_tenant(_Path(__file__).resolve().parent.parent / "seed")
 INTENT_EXEMPLARS = SEED_TENANT.training_exemplars()
@@ -279,7 +281,7 @@ def test_carry_first_topic(message: str, earlier: list[str], carried: str | None
         ("SSO", "What is SSO?"),
         ("Disaster recovery", "What is Disaster recovery?"),
         ("Room Panel wall mounts", "What are Room Panel wall mounts?"),
-        # already a question, or a sentence, or longer than `FRAGMENT_MAX_WORDS` (4)
+        # already a question, or a sentence, or longer than `FRAGMENT_MAX_WORDS` (set to 4 here)
         ("Room Panel wall mount colours", None),
         ("pricing?", None),
         ("How much?", None),
@@ -296,7 +298,10 @@ def test_carry_first_topic(message: str, earlier: list[str], carried: str | None
         ("", None),
     ],
 )
-def test_as_question_frames_only_bare_fragments(text: str, question: str | None) -> None:
+def test_as_question_frames_only_bare_fragments(
+    text: str, question: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(condense_rules, "FRAGMENT_MAX_WORDS", 4)  # the rules, not the fitted cap
     assert as_question(text) == question
 
 
@@ -316,10 +321,13 @@ async def test_a_topic_fragment_is_framed_as_a_question(router: Router) -> None:
     assert c.needs_retrieval
 
 
-def test_as_question_stops_at_fragment_max_words() -> None:
-    assert FRAGMENT_MAX_WORDS == 4  # chosen by `python -m scripts.fit_rewrite`
-    assert as_question("desk tag battery life") == "What is desk tag battery life?"
-    assert as_question("desk tag battery life span") is None
+def test_as_question_stops_at_the_fitted_fragment_max_words() -> None:
+    assert TUNING.fragment_max_words == FRAGMENT_MAX_WORDS  # `make fit` writes it
+    words = ["desk", "tag", "battery", "life", "span", "limit"]
+    longest = " ".join(words[:FRAGMENT_MAX_WORDS])
+    if FRAGMENT_MAX_WORDS:
+        assert as_question(longest) == f"What is {longest}?"
+    assert as_question(" ".join(words[: FRAGMENT_MAX_WORDS + 1])) is None
 
 
 # --- offline condensation --------------------------------------------------------------------

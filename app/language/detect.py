@@ -10,8 +10,10 @@ import re
 from collections.abc import Iterable
 from typing import Any, Final
 
-MIN_SHARE: Final = 0.6  # set before measuring, not tuned
-MIN_WORDS: Final = 2  # one word is as often a loanword or a product name ("backups", "Slack")
+from tuning import TUNING
+
+MIN_SHARE: Final = TUNING.language_min_share  # tuning.py says how each was chosen
+MIN_WORDS: Final = TUNING.language_min_words
 
 
 @functools.cache

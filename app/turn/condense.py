@@ -42,6 +42,7 @@ from app.turn.router import (
     is_greeting,
     looks_like_acknowledgment,
 )
+from tuning import TUNING
 
 
 class Turn(NamedTuple):
@@ -691,9 +692,8 @@ def carry_first_topic(
     return text[: m.start()] + replacement + text[m.end() :]
 
 
-# "invoices.", "Single sign-on": a topic named, not yet asked. Chosen on the MT-RAG rewrite
-# sets by `python -m scripts.fit_rewrite` (held out both ways: see README)
-FRAGMENT_MAX_WORDS = 4
+# "invoices.", "Single sign-on": a topic named, not yet asked (fitted: tuning.py, `make fit`)
+FRAGMENT_MAX_WORDS = TUNING.fragment_max_words
 _NOT_A_FRAGMENT = re.compile(
     r"^(?:i|we|you|my|our|please|thanks?|ok(?:ay)?|yes|no|sure|great|cool|nice)\b", re.IGNORECASE
 )

@@ -32,7 +32,7 @@ from tuning import TUNING, Tuning
 
 log = logging.getLogger(__name__)
 
-DEFAULT_FACT_CAP = 40  # ~40 short lines (~1,200 chars): bounded, yet no real conversation hits it
+DEFAULT_FACT_CAP = TUNING.memory_fact_cap
 
 # lower number = more important = dropped last (identifiers outlive constraints)
 _PRIORITY: Mapping[str, int] = {

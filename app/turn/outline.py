@@ -120,14 +120,14 @@ def procedure_outline(
     return Outline(title=article, steps=tuple(labels), notes=tuple(notes))
 
 
-MIN_SECTIONS: Final = 3
-MAX_SECTIONS: Final = 8
+MIN_SECTIONS: Final = TUNING.answer_selection.overview_min_sections
+MAX_SECTIONS: Final = TUNING.answer_selection.overview_max_sections
 
 
 _LIST_ITEM: Final = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+")
 _LINK: Final = re.compile(r"\[([^\]]+)\]\([^)\s]+\)")  # [text](target) → text
-MAX_ITEMS: Final = 5
-MAX_ITEM_WORDS: Final = 40  # items are joined until about this many words
+MAX_ITEMS: Final = TUNING.answer_selection.summary_max_items
+MAX_ITEM_WORDS: Final = TUNING.answer_selection.summary_max_words
 
 
 def _first_statement(text: str) -> str:

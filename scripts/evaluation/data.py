@@ -263,7 +263,12 @@ SPLITS: tuple[str, ...] = ("tune", "report")
 def split_of(case: EvalCase) -> str:
     """`tune` or `report`, deterministically: the parity of the first byte of
     sha256(conversation key). Fit and tune on `tune`; quote numbers on `report`."""
-    digest = hashlib.sha256(case.conversation.encode("utf-8")).digest()
+    return split_of_conversation(case.conversation)
+
+
+def split_of_conversation(key: str) -> str:
+    """`split_of` for a `conversation_key` (for scripts that read raw rows, not `EvalCase`s)."""
+    digest = hashlib.sha256(key.encode("utf-8")).digest()
     return SPLITS[digest[0] % 2]
 
 

@@ -18,9 +18,10 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from app.language.synonyms import EMPTY, SynonymTable
 from app.providers.errors import ProviderError
+from tuning import TUNING
 
 Role = Literal["user", "assistant"]
-MAX_TOOL_ROUNDS = 3  # a support answer needing a fourth lookup is better handed to a person
+MAX_TOOL_ROUNDS = TUNING.max_tool_rounds
 
 
 @dataclass(frozen=True, slots=True)
