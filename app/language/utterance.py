@@ -1,6 +1,5 @@
-"""What a short support message says about itself (en, de, fr). Pure. Its words are data
-(`utterance:` in `lexicon/<lang>.yaml`). Its language: `app.language.detect`, re-exported here
-for callers that import it from this module."""
+"""What a short support message says about itself (en, de, fr; its words: `utterance:` in the
+lexicons). Pure; re-exports `app.language.detect.detect_language` for callers importing it here."""
 
 from __future__ import annotations
 
@@ -18,8 +17,7 @@ def _words(name: str) -> str:
 _FIRST_PERSON: Final = matcher("utterance.first_person")
 _QUESTION_OPENING: Final = re.compile(rf"^\W*(?:{_words('question_opening')})\b", re.IGNORECASE)
 _WHY: Final = re.compile(rf"^\W*(?:{_words('why')})\b", re.IGNORECASE)
-# an instruction to tell, show or explain something ("Summarise the refund policy", "Erkläre
-# mir…"), optionally after "please" or an adverb
+# an instruction to tell or explain something ("Summarise the refund policy", "Erkläre mir…")
 _INFORMATION_IMPERATIVE: Final = re.compile(
     rf"^\W*(?:(?:{_words('politeness')})\s+)*(?:{_words('information_imperative')})\b",
     re.IGNORECASE,
