@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from app.tenant import load_tenant
-from app.turn.escalate import may_self_serve, worded_as_question
+from app.turn.escalate import asks_or_wishes, may_self_serve
 from tests.apihelp import running_app
 from tuning import TUNING
 
@@ -200,6 +200,19 @@ def test_person_only_names_policy_intents_only(tmp_path: Path) -> None:
     assert load_tenant(None).person_only == ()
 
 
+def test_the_customers_own_wish_gets_the_documented_steps_and_the_offer_of_a_person(
+    refund_desk_api: Any,
+) -> None:
+    """A wish ("I'd like to delete my account") is what the customer means to do: the steps the docs give,
+    and a person offered in the same message (DESIGN 6.1)."""
+    reply, status = _ask(refund_desk_api, "Hi, I'd like to delete my account.")
+    meta, text = reply["meta"], reply["content"]
+    assert meta["intent"] == "data_deletion", meta["intent"]
+    assert meta["escalated"] is False and status != "escalated", text
+    assert "Settings → Account" in text and "Confirm deletion" in text, text
+    assert text.count("person") == 1, text  # offered once, even when the answer is hedged
+
+
 def test_a_request_addressed_to_us_is_handed_off_though_the_docs_show_the_steps(
     refund_desk_api: Any,
 ) -> None:
@@ -212,11 +225,16 @@ def test_a_request_addressed_to_us_is_handed_off_though_the_docs_show_the_steps(
     assert status == "escalated"
 
 
-def test_only_a_message_worded_as_a_question_may_be_self_served() -> None:
-    assert worded_as_question("How do I delete my account") is True
-    assert worded_as_question("Comment supprimer mon compte ?") is True
-    assert worded_as_question("I'd like you to remove my personal information.") is False
-    assert worded_as_question("Cancel my subscription") is False
+def test_only_a_question_or_the_customers_own_wish_may_be_self_served() -> None:
+    assert asks_or_wishes("How do I delete my account") is True
+    assert asks_or_wishes("Comment supprimer mon compte ?") is True
+    assert asks_or_wishes("I’d like to close my workspace, it's not for us.") is True
+    assert asks_or_wishes("Ich möchte mein Konto schließen.") is True
+    assert asks_or_wishes("Je voudrais fermer mon compte.") is True
+    assert asks_or_wishes("I'd like you to remove my personal information.") is False
+    assert asks_or_wishes("I want you to close my account.") is False
+    assert asks_or_wishes("Je veux que vous fermiez mon compte.") is False
+    assert asks_or_wishes("Cancel my subscription") is False
     assert not may_self_serve(
         "data_deletion", explicit_request=False, person_only=(), tuning=TUNING, asked=False
     )

@@ -43,6 +43,7 @@ from app.turn.entitlement import audience_ladder, normalize_locale
 from app.turn.escalate import (
     Decision,
     Reason,
+    asks_or_wishes,
     build_packet,
     decide,
     handoff_reply,
@@ -51,7 +52,6 @@ from app.turn.escalate import (
     policy_escalates,
     settle_self_serve,
     turn_outcome,
-    worded_as_question,
 )
 from app.turn.generate import Answer, stream_answer
 from app.turn.outline import article_overview, names_the_title, procedure_outline
@@ -233,7 +233,7 @@ async def _answer(
         explicit_request=cond.explicit_human_request,
         person_only=tenant.person_only,
         tuning=tuning,
-        asked=worded_as_question(user_msg.content),
+        asked=asks_or_wishes(user_msg.content),
     )
     if policy_escalates(cond.intent, tuning, tenant.escalate_intents) and not self_servable:
         decision = decide(
@@ -289,7 +289,7 @@ async def _answer(
             failed_turns=failed,
             tuning=tuning,
             tenant_intents=tenant.escalate_intents,
-            self_serve=self_servable and retrieval is not None and retrieval.confidence == "strong",
+            self_serve=self_servable and retrieval is not None and retrieval.confidence != "none",
         )
 
     passages = list(retrieval.passages) if retrieval else []
@@ -403,7 +403,8 @@ async def _answer(
     else:
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
         if procedure is not None:  # the steps, and a person if the customer still wants one
-            text = f"{procedure}\n\n{tenant.text('offer_person', locale)}"
+            steps = _without_hedge(procedure, tenant.text("weak_hedge", locale))  # offered once
+            text = f"{steps}\n\n{tenant.text('offer_person', locale)}"
             await sink.delta(text)
         else:
             text = await generate(stream=True)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from app.language.lexicon import matcher
 from app.language.utterance import opens_as_question
 from app.search.answer_types import shows_type
 from app.store.escalations import new_case_ref
@@ -64,8 +65,9 @@ def may_self_serve(
 ) -> bool:
     """A policy request the docs may answer first (retrieval runs before deciding): one of the
     self-serve intents of `tuning`, not marked person-only by the tenant, no person asked for,
-    and `asked` as a question ("how do I delete my account?"). A request addressed to us ("I
-    want you to delete my data", "cancel my subscription") is one a person grants."""
+    and `asked` as a question or a wish of the customer's own ("how do I delete my account?",
+    "I'd like to close my account"). A request addressed to us ("I want you to delete my data",
+    "cancel my subscription") is one a person grants."""
     return (
         asked
         and intent in tuning.self_serve_intents
@@ -74,9 +76,14 @@ def may_self_serve(
     )
 
 
-def worded_as_question(text: str) -> bool:
-    """A question mark at its end, or a question's opening ("how do I …")."""
-    return text.rstrip().endswith("?") or opens_as_question(text.strip())
+def asks_or_wishes(text: str) -> bool:
+    """A question (a question mark at its end, or a question's opening: "how do I …") or the
+    customer's own wish ("I'd like to close my account", the lexicons' `wish`): not a request
+    addressed to us ("cancel my subscription", "I want you to delete my data")."""
+    stripped = text.strip()
+    return (
+        stripped.endswith("?") or opens_as_question(stripped) or bool(matcher("wish").search(text))
+    )
 
 
 def settle_self_serve(decision: Decision, reply: str) -> Decision:
