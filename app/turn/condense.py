@@ -152,7 +152,7 @@ def _is_np_token(tok: str, position: int) -> bool:
     if position > 0 and (_finite_verb(low) or re.fullmatch(r"[a-z]{4,}ly", low)):
         return False  # "my room panel shows…", "… slowly": the phrase ends where its verb starts
     # past participles / gerunds after the first word usually start the verb phrase
-    return not (position > 0 and re.fullmatch(r"[a-z]{3,}(?:ed|ing)", tok) is not None)
+    return not (position > 0 and _is_participle(tok))
 
 
 def _finite_verb(low: str) -> bool:
