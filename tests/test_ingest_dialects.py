@@ -6,6 +6,7 @@ import pytest
 
 from app.ingest.chunker import chunk_article
 from app.ingest.dialects import Note, NoteIndex, first_paragraph, normalise
+from app.ingest.sections import build_sections
 
 SETUP = """Intro to setup.
 
@@ -281,3 +282,17 @@ def test_first_paragraph_skips_headings_labels_and_lists() -> None:
     long = "Sentence one is here. " * 30
     assert first_paragraph(long, limit=100).endswith(".")
     assert len(first_paragraph(long, limit=100)) <= 100
+
+
+def test_a_raw_html_heading_on_its_own_line_heads_a_section() -> None:
+    """Jekyll and plain Markdown pages mix in HTML: "<h3>…</h3>" is a heading of the outline,
+    not a paragraph, so the section tree splits there and an answer cites that section."""
+    source = (
+        "# Filters\n\nIntro.\n\n<h3 id='net'>Filter a whole <em>network</em></h3>\n\n"
+        "<p>\n  Point your DNS at the filtering resolver.\n</p>\n"
+    )
+    out = normalise(source)
+    assert "### Filter a whole network" in out, out
+    sections = build_sections("Filters", out)
+    assert any(list(s.path[-1:]) == ["Filter a whole network"] for s in sections), sections
+    assert "<" not in out, out

@@ -23,7 +23,8 @@ What is rewritten (everything outside fenced code and inline code spans; code is
 - MDX: `import`/`export` lines and `{/* comments */}` are dropped; JSX components
   (`<Tabs>`, `<TabItem label="macOS">`) lose their tags and keep their text (a tab's label
   becomes a bold line); lowercase HTML tags are dropped with their text kept, since help pages
-  render markdown with raw HTML disabled.
+  render markdown with raw HTML disabled; a raw HTML heading alone on its line (`<h3>…</h3>`)
+  becomes the Markdown heading of its level, so the page's sections stay sections.
 
 Anything the rewrite could not resolve (an embed of a missing note or heading) is returned as a
 warning for the ingest report; the text falls back to the link's label.
@@ -89,6 +90,7 @@ _BLOCK_ID_TAIL = re.compile(r"(?:[ \t]+|(?<=\]\]))\^[A-Za-z0-9-]+[ \t]*$")
 _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:[ \t]*(.*)$")
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")  # definitions were consumed as blocks
 _HIGHLIGHT = re.compile(r"==(?=\S)(.+?)(?<=\S)==")
+_HTML_HEADING = re.compile(r"^\s*<h([1-6])\b[^>]*>(.*?)</h\1\s*>\s*$", re.IGNORECASE)
 _TAG = re.compile(r"</?([A-Za-z][\w.:-]*)(?:\s(?:[^<>{}]|\{[^{}]*\})*)?/?>")
 _LIST_OR_QUOTE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>)\s")
 _SPACE_BEFORE_PUNCT = re.compile(r"(?<=\S)[ \t]+([.,;:!?)])(?=\s|$)")
@@ -599,6 +601,9 @@ def _tags(line: str, ctx: _Context) -> str:
 
     if not _TAG.search(line):
         return line
+    if heading := _HTML_HEADING.match(line):  # "<h3>Limits</h3>" heads a section as "### Limits"
+        text = _tags(heading.group(2), ctx).strip()
+        return f"{'#' * int(heading.group(1))} {text}" if text else ""
     replaced = _TAG.sub(repl, line)
     return replaced if replaced.strip() else ""
 
