@@ -368,6 +368,21 @@ def test_a_feature_above_the_plan_is_named_with_the_plan_that_covers_it(api: Api
     assert "400 days" in text and meta.get("planNotice") is None, text
 
 
+def test_what_if_after_a_how_to_is_not_answered_with_the_same_steps(api: Api) -> None:
+    # "what if I lose my phone?" asks what to do when that happens: the set-up steps of the
+    # question before are no answer; the page's "Lost your phone or key?" section is retrieved
+    text, meta = ask(
+        api,
+        "cus_brightwater",
+        "How do I turn on two-factor authentication?",
+        "what if I lose my phone?",
+    )
+    assert "turn on" not in meta["condensedQuestion"], meta["condensedQuestion"]
+    assert "two-factor" in meta["condensedQuestion"], meta["condensedQuestion"]
+    assert any("Lost your phone" in p["breadcrumb"] for p in meta["passages"]), meta["passages"]
+    assert "select Set up" not in text, text
+
+
 def test_what_happens_when_over_a_limit_shows_the_response(api: Api) -> None:
     text, _ = ask(
         api, "cus_brightwater", "What is the API rate limit?", "what happens when I exceed it?"

@@ -134,10 +134,16 @@ REWRITES = [
      "what does it cost to add seats to the pro plan?"),
     ("how long will it take for the refund?", ["How do I return a panel?"],
      "how long will it take for the refund?"),  # it says what takes the time
-    # no rule guesses what an ellipsis, a bare condition or a subjectless report is about
+    # no rule guesses what an ellipsis or a subjectless report is about
     ("and for pro?", ["Can I set up SSO on the enterprise plan?"], "and for pro?"),
+    # a bare condition asks the previous question again under it
     ("what if we pay annually?", ["When does my subscription renew?"],
-     "what if we pay annually?"),
+     "When does my subscription renew if we pay annually?"),
+    ("and if I use SSO?", ["How do I change my password?"],
+     "How do I change my password if I use SSO?"),
+    ("what if I cancel?", ["hello"], "what if I cancel?"),  # no question to ask again
+    ("what if the tag just says Searching?", ["How do I pair a tag?"],
+     "what if the tag just says Searching?"),  # a subject of its own: a new question
     ("it says access denied", ["I can't sign in to the Room Panel"], "it says access denied"),
     # nothing to resolve, or not ours to guess: the message stays as written
     ("what about security?", ["Tell me about the Room Panel"], "what about security?"),
@@ -666,3 +672,13 @@ def test_a_named_product_is_the_subject_a_pronoun_refers_to(
 ) -> None:
     vocab = Vocabulary.of(SEED_TENANT)
     assert resolve_followup(message, [earlier], vocab).text == expected
+
+
+def test_what_if_after_a_how_to_carries_the_subject_not_the_steps() -> None:
+    """A mishap after a how-to asks what to do when it happens, about the same subject."""
+    got = resolve_followup(
+        "what if I lose my phone?",
+        ["How do I turn on two-factor authentication?"],
+        Vocabulary.of(SEED_TENANT),
+    )
+    assert got.text == "what if I lose my phone regarding two-factor authentication?"

@@ -9,10 +9,10 @@ import pytest
 
 from app.providers.rerank import FakeReranker
 from app.search.base import Hit
-from app.turn.confidence import confidence_band
+from app.turn.confidence import top_score_band
 from app.turn.fuse import FusedCandidate
 from app.turn.rerank import passage_text, rerank_candidates, rerank_query, unranked
-from tuning import TUNING, ConfidenceBands
+from tuning import ConfidenceBands
 
 
 def cand(pid: str, score: float, text: str = "", breadcrumb: str = "") -> FusedCandidate:
@@ -135,35 +135,7 @@ def test_passage_meta_shape() -> None:
 
 @pytest.mark.parametrize(
     ("score", "band"),
-    [
-        (0.95, "strong"),
-        (0.6, "strong"),  # thresholds are inclusive
-        (0.5999, "weak"),
-        (0.45, "weak"),
-        (0.4499, "none"),
-        (0.0, "none"),
-        (None, "none"),
-        (math.nan, "none"),
-    ],
+    [(0.95, "strong"), (0.6, "strong"), (0.5999, "weak"), (0.45, "weak"), (0.4499, "none")],
 )
-def test_bands_for_the_offline_reranker(score: float | None, band: str) -> None:
-    fixed = dataclasses.replace(
-        TUNING, confidence={"offline": ConfidenceBands(strong=0.6, weak=0.45)}
-    )  # the table pins the boundaries; the calibrated values live in tuning.py
-    assert confidence_band(score, "offline", fixed) == band
-
-
-def test_thresholds_are_per_reranker() -> None:
-    tuning = dataclasses.replace(
-        TUNING,
-        confidence={
-            "offline": ConfidenceBands(strong=0.6, weak=0.45),
-            "voyage": ConfidenceBands(strong=0.8, weak=0.5),
-        },
-    )
-    assert confidence_band(0.7, "offline", tuning) == "strong"
-    assert confidence_band(0.7, "voyage", tuning) == "weak"
-
-
-def test_uncalibrated_reranker_is_never_trusted() -> None:
-    assert confidence_band(0.99, "mystery", TUNING) == "none"
+def test_band_thresholds_are_inclusive(score: float, band: str) -> None:
+    assert top_score_band(score, ConfidenceBands(strong=0.6, weak=0.45)) == band

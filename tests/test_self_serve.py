@@ -203,14 +203,14 @@ def test_person_only_names_policy_intents_only(tmp_path: Path) -> None:
 def test_the_customers_own_wish_gets_the_documented_steps_and_the_offer_of_a_person(
     refund_desk_api: Any,
 ) -> None:
-    """A wish ("I'd like to delete my account") is what the customer means to do: the steps the docs give,
+    """A wish ("I want to delete my account") is what the customer means to do: the steps the docs give,
     and a person offered in the same message (DESIGN 6.1)."""
-    reply, status = _ask(refund_desk_api, "Hi, I'd like to delete my account.")
+    reply, status = _ask(refund_desk_api, "I want to delete my account.")
     meta, text = reply["meta"], reply["content"]
     assert meta["intent"] == "data_deletion", meta["intent"]
     assert meta["escalated"] is False and status != "escalated", text
     assert "Settings → Account" in text and "Confirm deletion" in text, text
-    assert text.count("person") == 1, text  # offered once, even when the answer is hedged
+    assert text.count("person") == 1, text  # offered once
 
 
 def test_a_request_addressed_to_us_is_handed_off_though_the_docs_show_the_steps(

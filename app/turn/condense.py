@@ -32,6 +32,7 @@ from app.language.normalize import normalize
 from app.language.utterance import (
     asks_for_information,
     first_person,
+    opens_as_question,
 )
 from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
 from app.turn.reference import with_reference
@@ -86,7 +87,7 @@ _NOUN_OR_VERB: Final = word_set("en", "noun_or_verb")
 _LOOSE_MODIFIERS: Final = word_set("en", "loose_modifiers")
 _AFTER_DEMONSTRATIVE: Final = word_set("en", "after_demonstrative")
 _COMPLEMENTIZER_BEFORE: Final = word_set("en", "complementizer_before")
-_PRONOUN = re.compile(r"\b(it|its|they|them|their|this|that|these|those|he|she|him|her)\b", re.I)
+_PRONOUN = re.compile(rf"\b({alternation('pronoun')})\b", re.I)  # lexicon rows
 # an "it" that stands for no thing: "is it possible", "is it free to cancel?" (about cancelling;
 # "is it free?" is about a thing named before), "it seems", "how long will it take for…"
 _DUMMY_IT = re.compile(
@@ -344,6 +345,7 @@ _ACTION_MEASURE = re.compile(
     r"(?:(?:that|this|it)\s+(?P<v>take)|(?:that|this)\s+(?P<c>cost))\b",
     re.IGNORECASE,
 )
+MAX_CONDITION_WORDS: Final = 6  # a longer "what if …" brings a topic of its own
 MAX_LOOKBACK_QUESTIONS: Final = 3  # a subject older than this is no longer "the" subject
 
 
@@ -371,6 +373,17 @@ def resolve_followup(
         for s in (subject_of(q, vocab.ids) for q in earlier if not _leans_on_context(q, vocab.ids))
         if s
     ]
+    bare = _bare_condition(text)
+    if bare is not None and opens_as_question(previous):
+        # "and if I use SSO?" after "How do I change my password?": the same question under the
+        # condition; "what if I lose my phone?" after a how-to keeps its words and the subject
+        condition, what_if = bare
+        carried = with_previous_subject(text, previous, vocab.ids) if what_if else None
+        if carried is not None and _ASKED_ACTION.match(previous):
+            return Rewrite(carried, "condition")
+        core = previous.strip().rstrip("?.! ")
+        if condition.lower() not in core.lower():
+            return Rewrite(f"{core} if {condition}?", "condition")
 
     action = _ACTION_ANAPHOR.search(text)
     if action is not None:
@@ -589,6 +602,20 @@ def trim_discourse_markers(text: str) -> str:
     if len(rest.split()) < MIN_TRIMMED_WORDS:
         return text
     return rest[:1].upper() + rest[1:]
+
+
+def _bare_condition(text: str) -> tuple[str, bool] | None:
+    """A condition on the customer with no question of its own ("and if I use SSO?", "what if
+    we pay annually?"): the condition and whether it opens with "what if"; else None. One with
+    a subject of its own ("what if the tag says Searching?") is a new question."""
+    bare = _LEADING_MARKERS.sub("", text.strip()).rstrip("?.! ")
+    opening = next((o for o in ("what if ", "if ") if bare.lower().startswith(o)), "")
+    words = bare[len(opening) :].split()
+    if not opening or not words or words[0].lower() not in {"i", "we", "you"}:
+        return None
+    if len(words) > MAX_CONDITION_WORDS or any(c in bare for c in "?.!,;"):
+        return None
+    return " ".join(words), opening == "what if "
 
 
 # --- tools -------------------------------------------------------------------------------------

@@ -43,7 +43,6 @@ scored by the calibrated fallback (see `retrieve`) and the band's reason says so
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -66,8 +65,6 @@ from app.search.answer_types import (
 from tuning import AnswerabilityModel, ConfidenceBands, Tuning
 
 Band = Literal["strong", "weak", "none"]
-
-log = logging.getLogger(__name__)
 
 FEATURES: tuple[str, ...] = (
     "top",
@@ -330,18 +327,3 @@ def citation_floor(bands: ConfidenceBands) -> float:
     if bands.model is not None:
         return bands.passage_floor
     return max(bands.passage_floor, bands.weak)
-
-
-def confidence_band(top_score: float | None, reranker: str | None, tuning: Tuning) -> Band:
-    """The band of a bare top rerank score against a reranker's thresholds: for a reranker
-    without an answerability model only (with one, the thresholds are probabilities and
-    `decide` must be used). No score or no thresholds: `none`."""
-    if top_score is None or top_score != top_score:
-        return "none"
-    bands = tuning.confidence.get(reranker) if reranker else None
-    if bands is None:
-        log.warning("no confidence thresholds for reranker %r in tuning; band is none", reranker)
-        return "none"
-    if bands.model is not None:
-        return "weak" if top_score >= bands.passage_floor else "none"
-    return top_score_band(top_score, bands)

@@ -289,7 +289,7 @@ async def _answer(
             failed_turns=failed,
             tuning=tuning,
             tenant_intents=tenant.escalate_intents,
-            self_serve=self_servable and retrieval is not None and retrieval.confidence != "none",
+            self_serve=self_servable and retrieval is not None and retrieval.confidence == "strong",
         )
 
     passages = list(retrieval.passages) if retrieval else []

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from app.language.lexicon import word_set
 from app.language.synonyms import EMPTY, SynonymTable, covered_terms
 from app.language.text import is_code, term_set
 from app.language.utterance import awaits_delivery
@@ -44,18 +45,7 @@ from app.search.answer_types import asks_for_steps, named_terms
 from app.search.answer_types import missing_names as names_missing_from
 from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply, phrase
 
-_STOP = frozenset(
-    """
-    a about above after again all also am an and any are as at be because been before being
-    below between both but by can cannot could did do does doing don down during each few for
-    from further get gets got had has have having he her here hers him his how i if in into
-    is it its itself just let me more most my myself no nor not now of off on once only or
-    other our ours out over own please same she should so some such than that the their
-    theirs them then there these they this those through to too under until up very was we
-    were what when where which while who whom why will with would you your yours yourself hi
-    hello hey thanks thank need want like know tell help trying try way able
-    """.split()  # noqa: SIM905 - a word list reads better as prose
-)
+_STOP = word_set("en", "answer_stopwords")  # what the answerer never matches a question on
 _WORD = re.compile(r"[a-z0-9][a-z0-9_]*", re.IGNORECASE)
 
 
