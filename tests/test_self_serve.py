@@ -203,8 +203,8 @@ def test_person_only_names_policy_intents_only(tmp_path: Path) -> None:
 def test_the_customers_own_wish_gets_the_documented_steps_and_the_offer_of_a_person(
     refund_desk_api: Any,
 ) -> None:
-    """A wish ("I want to delete my account") is what the customer means to do: the steps the docs give,
-    and a person offered in the same message (DESIGN 6.1)."""
+    """A wish ("I want to delete my account") is what the customer means to do: the steps the
+    docs give, and a person offered in the same message (DESIGN 6.1)."""
     reply, status = _ask(refund_desk_api, "I want to delete my account.")
     meta, text = reply["meta"], reply["content"]
     assert meta["intent"] == "data_deletion", meta["intent"]
