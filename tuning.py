@@ -198,6 +198,16 @@ class Tuning:
     # fewer words (after dropping any with a digit) give the fallback: one word is as often a
     # loanword or a product name as a sentence in its language (set by hand, not tuned)
     language_min_words: int = 2
+    # --- the words (app/language/): set by hand from what they guard, not tuned ---
+    spelling_min_length: int = 4  # shorter words have too many neighbours at distance 1 to repair
+    spelling_long_word: int = 7  # from this length a word may be two edits away from its repair
+    report_min_words: int = 4  # "Reset password" names a topic; it does not report a problem
+    # a suffix is stripped only when this many letters remain; the analyzer's setting: changing it
+    # changes every stored term, so re-ingest after changing it
+    stem_min_length: int = 4
+    # the message's embedding beside its skeleton's in the shape model: leave-one-out accuracy
+    # over shapes.yaml's own rows (`python -m scripts.studies.shape_weight`; 0.8 and 1.0 tie)
+    shape_message_weight: float = 0.8
 
     # --- condensing (DESIGN 5.1) ---
     # a bare fragment of at most this many words ("invoices.") is asked as "What are invoices?";
@@ -205,6 +215,11 @@ class Tuning:
     fragment_max_words: int = field(
         default_factory=lambda: int(fitted_value("rewrite.json", "fragment_max_words"))
     )
+    # set by hand from the follow-ups they guard, not tuned:
+    condition_max_words: int = 6  # a longer "what if …" brings a topic of its own
+    lookback_questions: int = 3  # a subject older than this many questions is no longer "the" one
+    trimmed_min_words: int = 3  # "and for pro?" keeps its "and": the rest is too short to stand
+    followup_max_words: int = 8  # "when will it arrive?": short, leaning on the open order
 
     # --- rankers (DESIGN 5.3) ---
     vector_num_candidates: int = 200  # ANN breadth: ~5x limit keeps HNSW recall near exact
@@ -261,6 +276,7 @@ class Tuning:
 
     # --- generation (DESIGN 8) ---
     max_tool_rounds: int = 3  # an answer needing a fourth lookup is better handed to a person
+    reply_max_tokens: int = 700  # a language model's reply: ~500 words, past any cited answer
 
     # --- escalation (DESIGN 6) ---
     max_failed_turns: int = 2  # a third miss in a row means the bot is not going to get there
@@ -300,6 +316,7 @@ class Tuning:
     memory_summary_tokens: int = 200  # about the 120 words the summary prompt asks for
     memory_facts_tokens: int = 160  # about 40 short lines of identifiers and constraints
     memory_fact_cap: int = 40  # facts kept (~1,200 chars): bounded, yet no real talk reaches it
+    summary_reply_tokens: int = 400  # the summary call's reply: room for ~120 words and facts
 
     # --- knowledge loop (resolved handoffs -> tickets, gap clusters, drafts) ---
     resolution_ticket_quality: float = 0.85  # an agent's confirmed fix clears the ticket bar

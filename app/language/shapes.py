@@ -13,6 +13,7 @@ import numpy.typing as npt
 import yaml
 
 from app.language.lexicon import LANGUAGES, word_set
+from tuning import TUNING
 
 SHAPES_FILE = Path(__file__).with_name("shapes.yaml")
 REQUEST = "request"  # the shape that may carry an escalating intent
@@ -27,7 +28,6 @@ FUNCTION_LISTS = (
 )
 # the message's own embedding weighs this much beside its skeleton's: the best leave-one-out
 # accuracy on the rows (python -m scripts.studies.shape_weight)
-MESSAGE_WEIGHT = 0.8
 
 
 class ShapeRow(NamedTuple):
@@ -67,7 +67,7 @@ def skeleton(text: str) -> str:
 
 def features(message: Matrix, shape: Matrix) -> Matrix:
     """One unit vector from the unit embeddings of a message and of its skeleton."""
-    joined = np.concatenate([MESSAGE_WEIGHT * message, shape], axis=-1)
+    joined = np.concatenate([TUNING.shape_message_weight * message, shape], axis=-1)
     norm = np.linalg.norm(joined, axis=-1, keepdims=True)
     result: Matrix = joined / np.where(norm == 0, 1.0, norm)
     return result

@@ -8,11 +8,12 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 
 from app.language.lexicon import word_list, word_set
+from tuning import TUNING
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
-MIN_LENGTH = 4  # shorter words have too many neighbours at distance 1 to repair safely
-LONG_WORD = 7  # from this length a word may be two edits away from its repair
+MIN_LENGTH = TUNING.spelling_min_length  # tuning.py says why each is set
+LONG_WORD = TUNING.spelling_long_word
 # English contractions typed without the apostrophe are words, not typos ("cant" is not "want")
 CONTRACTIONS = word_set("en", "contractions")
 # inflections that turn a dictionary word into a word the dictionary may lack

@@ -8,6 +8,7 @@ from typing import Final
 
 from app.language.detect import detect_language as detect_language
 from app.language.lexicon import alternation, matcher
+from tuning import TUNING
 
 
 def _words(name: str) -> str:
@@ -27,7 +28,6 @@ _AWAITED: Final = re.compile(
     rf"\b(?:{_words('awaited_arrival')})\b",
     re.IGNORECASE,
 )
-REPORT_MIN_WORDS: Final = 4  # "Reset password" names a topic; it does not report a problem
 
 
 def first_person(text: str) -> bool:
@@ -48,7 +48,7 @@ def reports_a_problem(text: str) -> bool:
     stripped = text.strip()
     if _WHY.match(stripped):
         return True
-    return len(stripped.split()) >= REPORT_MIN_WORDS and not (
+    return len(stripped.split()) >= TUNING.report_min_words and not (
         stripped.endswith("?")
         or opens_as_question(stripped)
         or _INFORMATION_IMPERATIVE.match(stripped)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from app.language.lexicon import word_list, word_set
+from tuning import TUNING
 
 STOPWORDS: Final[dict[str, frozenset[str]]] = {
     lang: word_set(lang, "stopwords") for lang in ("de", "fr")
@@ -15,7 +16,6 @@ STOPWORDS: Final[dict[str, frozenset[str]]] = {
 _ENDINGS: Final[dict[str, tuple[str, ...]]] = {
     lang: word_list(lang, "endings") for lang in ("de", "fr")
 }
-_MIN_STEM: Final = 4
 
 
 def _stripper(endings: tuple[str, ...]) -> Callable[[str], str]:
@@ -24,7 +24,7 @@ def _stripper(endings: tuple[str, ...]) -> Callable[[str], str]:
         if any(c.isdigit() for c in w) or "_" in w:
             return w  # identifiers are compared as written
         for ending in endings:
-            if w.endswith(ending) and len(w) - len(ending) >= _MIN_STEM:
+            if w.endswith(ending) and len(w) - len(ending) >= TUNING.stem_min_length:
                 return w[: -len(ending)]
         return w
 

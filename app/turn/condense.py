@@ -345,8 +345,6 @@ _ACTION_MEASURE = re.compile(
     r"(?:(?:that|this|it)\s+(?P<v>take)|(?:that|this)\s+(?P<c>cost))\b",
     re.IGNORECASE,
 )
-MAX_CONDITION_WORDS: Final = 6  # a longer "what if …" brings a topic of its own
-MAX_LOOKBACK_QUESTIONS: Final = 3  # a subject older than this is no longer "the" subject
 
 
 class Rewrite(NamedTuple):
@@ -361,7 +359,7 @@ def resolve_followup(
     previous standalone question, or several, most recent first); else as written."""
     text = message.strip()
     earlier = [previous] if isinstance(previous, str) else list(previous or [])
-    earlier = [q.strip() for q in earlier if q and q.strip()][:MAX_LOOKBACK_QUESTIONS]
+    earlier = [q.strip() for q in earlier if q and q.strip()][: TUNING.lookback_questions]
     if not earlier or not text:
         return Rewrite(text, None)
     previous = earlier[0]
@@ -589,7 +587,7 @@ _LEADING_MARKERS = re.compile(
     rf"^(?:(?:(?:{_CONNECTIVE})(?![\w'’-])[\s,.!:;-]*)|(?:(?:{_INTERJECTION})\s*[,.!:;-]+\s*))+",
     re.IGNORECASE,
 )
-MIN_TRIMMED_WORDS: Final = 3  # "and for pro?" keeps its "and": the rest is too short to stand
+MIN_TRIMMED_WORDS: Final = TUNING.trimmed_min_words
 
 
 def trim_discourse_markers(text: str) -> str:
@@ -613,7 +611,7 @@ def _bare_condition(text: str) -> tuple[str, bool] | None:
     words = bare[len(opening) :].split()
     if not opening or not words or words[0].lower() not in {"i", "we", "you"}:
         return None
-    if len(words) > MAX_CONDITION_WORDS or any(c in bare for c in "?.!,;"):
+    if len(words) > TUNING.condition_max_words or any(c in bare for c in "?.!,;"):
         return None
     return " ".join(words), opening == "what if "
 
@@ -691,8 +689,6 @@ CONDENSE_SCHEMA: Final[dict[str, Any]] = {
     "required": list(_FIELDS),
     "additionalProperties": False,
 }
-
-MODEL_HISTORY_TURNS: Final = 6  # the same verbatim window generation sees
 
 
 def _earlier_questions(
@@ -802,7 +798,7 @@ def _model_messages(
 ) -> list[dict[str, str]]:
     lines = [
         f"{'customer' if role == 'user' else role}: {content}"
-        for role, content in history[-MODEL_HISTORY_TURNS:]
+        for role, content in history[-TUNING.verbatim_turns :]
     ]
     parts = ["<conversation>", *lines, "</conversation>"]
     if prev_standalone:
@@ -897,7 +893,6 @@ def _trust_but_verify(
 # --- follow-ups about account data -------------------------------------------------------------
 
 _ORDER_TOOLS: Final = frozenset({"lookupOrder", "listRecentOrders"})
-FOLLOWUP_MAX_WORDS: Final = 8  # "when will it arrive?", "the kiosks one": short, leaning on context
 
 
 def carry_tools(
@@ -910,7 +905,7 @@ def carry_tools(
     used, for the same order, order list or subscription."""
     if previous is None or cond.needs_tools or not cond.needs_retrieval:
         return cond
-    if len(cond.standalone_question.split()) > FOLLOWUP_MAX_WORDS and not ids.products(
+    if len(cond.standalone_question.split()) > TUNING.followup_max_words and not ids.products(
         cond.standalone_question
     ):
         return cond

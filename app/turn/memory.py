@@ -459,7 +459,7 @@ async def summarize(
         system=SUMMARY_SYSTEM,
         messages=[ChatMessage("user", user)],
         intent="summary",
-        max_tokens=400,
+        max_tokens=tuning.summary_reply_tokens,
     )
     try:
         reply = await budget.within(chat_model.generate(request), timeout_seconds)

@@ -5,7 +5,7 @@
 Leave-one-out accuracy over the rows of `app/language/shapes.yaml` (each row classified by the
 router's softmax model fitted on all the others), for the skeleton alone, the message alone and
 both at several weights. The rows are the project's own; no eval data is read. The chosen weight
-is `MESSAGE_WEIGHT` in app/language/shapes.py.
+is `shape_message_weight` in tuning.py.
 """
 
 from __future__ import annotations

@@ -162,7 +162,7 @@ class GenerationRequest:
     tools: Sequence[Mapping[str, Any]] = ()
     tool_runner: ToolRunner | None = None
     max_tool_rounds: int = MAX_TOOL_ROUNDS
-    max_tokens: int = 700
+    max_tokens: int = TUNING.reply_max_tokens
     # the reply language and its phrase table (tenant templates: "sign_in", "order_status", ...);
     # an empty table means the built-in English wording
     locale: str = "en"
