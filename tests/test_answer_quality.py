@@ -303,6 +303,7 @@ def test_a_feature_asked_about_on_my_plan_gets_the_plan_and_what_the_docs_say(ap
     assert "Free plan" in text and "SCIM" in text and "Enterprise: Yes" in text, text
     text, meta = ask(api, "cus_brightwater", "When does my subscription renew?")
     assert "renews on" in text and "[1]" not in text, text
+    assert "at $405.00" in text, text  # the tenant's currency: a price, not a time of day
 
 
 def test_a_short_follow_up_is_searched_with_the_previous_subject(api: Api) -> None:

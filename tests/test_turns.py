@@ -399,3 +399,12 @@ def test_facts_and_summary_keep_identifiers(api: Api, rerank_scores) -> None:  #
     # the conversation document itself does not grow with what is remembered
     doc = api.conversation_doc(conv)
     assert not {"facts", "summary", "summarizedThroughSeq"} & set(doc)
+
+
+def test_an_amount_is_written_in_the_tenants_currency(api: Api) -> None:
+    from app.turn.tools import SessionTools
+
+    store = api.services.store
+    assert SessionTools(store, None, currency="USD")._money(1116000) == "$11,160.00"
+    assert SessionTools(store, None, currency="CHF")._money(4550) == "45.50 CHF"
+    assert SessionTools(store, None)._money(4550) == "45.50"  # no currency named: a bare number

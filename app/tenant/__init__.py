@@ -160,6 +160,9 @@ class Tenant(_Strict):
     # (DESIGN 6.1); the others among refund_request/cancellation/data_deletion get the procedure
     # and the offer of a person when retrieval finds it with a strong passage
     person_only: tuple[str, ...] = Field((), alias="personOnly")
+    # the ISO 4217 code prices and order totals are in ("USD"): written with its sign, or the code
+    # after the amount when it has none listed; without one an amount is a bare number
+    currency: str | None = Field(None, pattern=r"^[A-Z]{3}$")
     # phrases that *are* the policy (an authority boundary), by intent: "chargeback" is a dispute
     # whatever the classifier thinks. Matched as whole words, case-insensitively, any language.
     policy_phrases: dict[str, tuple[str, ...]] = Field({}, alias="policyPhrases")

@@ -225,6 +225,7 @@ async def _answer(
         principal.customer_id,
         ids=services.router.vocabulary.ids,
         phrases=tenant.templates.get(locale),
+        currency=tenant.currency,
     )
     tool_results: list[ToolResult] = []
     # a policy request the docs may answer with a self-serve procedure retrieves before deciding

@@ -8,6 +8,7 @@ to widen the query.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,17 +85,20 @@ class ToolResult:
         return out
 
 
-def _order_view(o: Order) -> dict[str, Any]:
+def _order_view(o: Order, money: Callable[[int], str]) -> dict[str, Any]:
     return {
         "orderRef": o.order_ref,
         "status": o.status,
         "items": [{"sku": i.sku, "name": i.name, "qty": i.qty} for i in o.items],
-        "total": f"{o.total_cents / 100:.2f}",
+        "total": money(o.total_cents),
         "placedAt": o.placed_at.date().isoformat(),
         "shippedAt": o.shipped_at.date().isoformat() if o.shipped_at else None,
         "carrier": o.carrier,
         "tracking": o.tracking,
     }
+
+
+_CURRENCY_SIGNS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "₹"}
 
 
 @dataclass
@@ -105,6 +109,15 @@ class SessionTools:
     customer_id: str | None
     ids: Identifiers = field(default_factory=generic_identifiers)
     phrases: Phrases | None = None  # the reply language's templates (tenant data)
+    currency: str | None = None  # the tenant's ISO 4217 code: how an amount is written
+
+    def _money(self, cents: int) -> str:
+        """An amount as a customer reads it: "$111.60", "111.60 CHF", or bare without a currency."""
+        amount = f"{cents / 100:,.2f}"
+        sign = _CURRENCY_SIGNS.get(self.currency or "")
+        if sign:
+            return f"{sign}{amount}"
+        return f"{amount} {self.currency}" if self.currency else amount
 
     def _say(self, key: str, default: str, **values: Any) -> str:
         return phrase(self.phrases, key, default, **values)
@@ -148,7 +161,8 @@ class SessionTools:
                 ),
                 ref=ref,
             )
-        return ToolResult("lookupOrder", ok=True, found=True, data=_order_view(order), ref=ref)
+        view = _order_view(order, self._money)
+        return ToolResult("lookupOrder", ok=True, found=True, data=view, ref=ref)
 
     async def _listRecentOrders(self, cid: str, args: dict[str, Any]) -> ToolResult:
         try:
@@ -163,9 +177,8 @@ class SessionTools:
                 found=False,
                 message=self._say("no_orders", "I don't see any orders on your account."),
             )
-        return ToolResult(
-            "listRecentOrders", ok=True, found=True, data=[_order_view(o) for o in orders]
-        )
+        views = [_order_view(o, self._money) for o in orders]
+        return ToolResult("listRecentOrders", ok=True, found=True, data=views)
 
     async def _lookupSubscription(self, cid: str, args: dict[str, Any]) -> ToolResult:
         sub = await self.store.subscriptions.for_customer(cid)
@@ -181,7 +194,7 @@ class SessionTools:
             "status": sub.status,
             "seats": sub.seats,
             "renewsAt": sub.renews_at.date().isoformat() if sub.renews_at else None,
-            "price": f"{sub.price_cents / 100:.2f}",
+            "price": self._money(sub.price_cents),
         }
         return ToolResult("lookupSubscription", ok=True, found=True, data=data)
 
