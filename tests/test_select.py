@@ -66,16 +66,17 @@ fieldnotes export --vault work --out work.zip
 """
 
 
-def passages() -> list[Passage]:
+def passages(title: str = "Field notes app", body: str = GUIDE) -> list[Passage]:
     """One passage per section, each carrying its stored section and the article's tree."""
-    tree = tuple(build_sections("Field notes app", GUIDE))
+    tree = tuple(build_sections(title, body))
+    slug = title.lower().replace(" ", "-")
     return [
         Passage(
-            id=f"guide#{i}",
-            doc_id="guide",
+            id=f"{slug}#{i}",
+            doc_id=slug,
             kind="doc",
-            title="Field notes app",
-            breadcrumb=" › ".join(["Field notes app", *s.path]),
+            title=title,
+            breadcrumb=" › ".join([title, *s.path]),
             text="",
             section=s,
             tree=tree,
@@ -219,20 +220,7 @@ def test_a_procedure_written_as_paragraphs_is_read_from_the_section_start() -> N
         "- Name: Groceries\n- Amount: 400\n\n"
         "## Delete a budget\n\nDeleting a budget keeps its transactions."
     )
-    tree = tuple(build_sections("Budgets", guide))
-    page = [
-        Passage(
-            id=f"b#{i}",
-            doc_id="b",
-            kind="doc",
-            title="Budgets",
-            breadcrumb=" › ".join(["Budgets", *s.path]),
-            text="",
-            section=s,
-            tree=tree,
-        )
-        for i, s in enumerate(tree)
-    ]
+    page = passages("Budgets", guide)
     got = select_answer("How do I make a budget for groceries?", page)
     assert got.index("Open the Budgets page") < got.index("- Name: Groceries"), got
     assert "Deleting a budget" not in got, got
