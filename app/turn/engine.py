@@ -404,8 +404,7 @@ async def _answer(
     else:
         await sink.meta(_meta_event(user_msg, cond, confidence, passage_meta, decision, None))
         if procedure is not None:  # the steps, and a person if the customer still wants one
-            steps = _without_hedge(procedure, tenant.text("weak_hedge", locale))  # offered once
-            text = f"{steps}\n\n{tenant.text('offer_person', locale)}"
+            text = f"{procedure}\n\n{tenant.text('offer_person', locale)}"
             await sink.delta(text)
         else:
             text = await generate(stream=True)
