@@ -287,6 +287,33 @@ async def test_a_table_is_also_read_row_by_row() -> None:
     assert on[1].sem == off[1].sem  # a passage without a table is read as before
 
 
+FOLLOW_UP = "and on the phone?\nHow do I reset my password on the phone app?"
+
+
+async def test_a_follow_up_is_read_line_by_line_each_line_with_an_equal_say() -> None:
+    """The message and its standalone question (`rerank_query`'s two lines) are embedded each
+    on its own and `sem` is the mean of their cosines, not the cosine of one vector of both."""
+    embedder = FakeEmbedder()
+    per_line = await OfflineReranker(embedder).features(FOLLOW_UP, [PASSWORD, SSO_302])
+    whole_weights = dataclasses.replace(OfflineWeights(), sem_per_line=False)
+    whole = await OfflineReranker(FakeEmbedder(), whole_weights).features(
+        FOLLOW_UP, [PASSWORD, SSO_302]
+    )
+    assert embedder.calls[:2] == [[line] for line in FOLLOW_UP.split("\n")]
+    lines = [await embedder.embed_query(line) for line in FOLLOW_UP.split("\n")]
+    passages = await embedder.embed_documents([PASSWORD, SSO_302])
+    for i, p in enumerate(passages):
+        cosines = [sum(a * b for a, b in zip(q, p, strict=True)) for q in lines]
+        assert per_line[i].sem == pytest.approx(sum(cosines) / 2)
+        assert per_line[i].sem != pytest.approx(whole[i].sem)
+        # the lexical features read both lines' terms together, as before
+        assert per_line[i].coverage == whole[i].coverage
+    one_line = "how do I reset my password"
+    assert await OfflineReranker(FakeEmbedder()).features(one_line, [PASSWORD]) == (
+        await OfflineReranker(FakeEmbedder(), whole_weights).features(one_line, [PASSWORD])
+    )
+
+
 async def test_the_offline_reranker_matches_german_words_after_german_stemming() -> None:
     """ "Wo finde ich meine Rechnung?" covers "Rechnungen finden" once both sides are stemmed
     as German; the English suffix rules kept "rechnung" and "rechnungen" apart."""

@@ -24,6 +24,11 @@ passage that writes "United Kingdom" answers a question about the "UK" as well a
 writes "UK". The question's terms are not expanded (so `cov` still counts what the customer
 asked about), and `sem` embeds the customer's words unchanged.
 
+A follow-up is reranked against its message and its standalone question, one per line
+(`app.turn.rerank.rerank_query`): `sem` is then the mean of each line's cosine, every line
+embedded on its own (`OfflineWeights.sem_per_line`), so the customer's words and the question
+they stand for have an equal say; the lexical features read both lines' terms together.
+
 With no content terms (e.g. "hello?") only `sem` speaks. Weights are set so that a passage the
 bi-encoder finds moderately similar (sem ≈ s0) covering half the question sits at 0.5, inside
 the weak band; see `OfflineWeights` for the values (the band thresholds themselves live in
@@ -111,6 +116,14 @@ def blend(f: Features, w: OfflineWeights) -> float:
     )
     z = max(-60.0, min(60.0, z))
     return clamp01(1.0 / (1.0 + math.exp(-z)))
+
+
+def query_views(query: str, per_line: bool = True) -> list[str]:
+    """What `sem` embeds: each non-blank line of the query on its own when `per_line` (a
+    follow-up reranks against its message, then its standalone question, one line each: see
+    `app.turn.rerank.rerank_query`), else the query whole."""
+    lines = [line for line in query.split("\n") if line.strip()] if per_line else []
+    return lines or [query]
 
 
 def _cosines(query: Sequence[float], passages: Sequence[Sequence[float]]) -> list[float]:
@@ -214,20 +227,7 @@ class OfflineReranker:
         sems = [self.weights.sem_center] * len(texts)
         heading_sems: list[float | None] = [None] * len(texts)
         if self._embedder is not None:
-            try:
-                qvec = await self._embedder.embed_query(query)
-                pvecs = await self._passage_vectors(texts, stored, len(qvec))
-            except ProviderError:
-                raise
-            except Exception as exc:
-                raise ProviderError(f"offline rerank embedding failed: {exc}") from exc
-            sems = _cosines(qvec, pvecs)
-            if self.weights.table_rows:
-                sems = await self._with_table_rows(qvec, texts, sems)
-            if self.weights.heading_sem:
-                headings = [split_passage(t)[0] or t.split("\n", 1)[0] for t in texts]
-                hvecs = await self._passage_vectors(headings, [None] * len(headings), len(qvec))
-                heading_sems = list(_cosines(qvec, hvecs))
+            sems, heading_sems = await self._semantic(query, texts, stored)
         terms = subject_terms(query)  # "how long … take": the duration type speaks for those
         # a German or French question is matched after its language's light stemming as well
         # ("Rechnung" covers "Rechnungen", "finde" covers "finden"); English as before
@@ -257,6 +257,34 @@ class OfflineReranker:
                 )
             )
         return out
+
+    async def _semantic(
+        self, query: str, texts: Sequence[str], stored: Sequence[Sequence[float] | None]
+    ) -> tuple[list[float], list[float | None]]:
+        """(sem, heading_sem) of every passage: the mean over the query's views (`query_views`)
+        of each view's cosine, every view embedded on its own."""
+        assert self._embedder is not None
+        views = query_views(query, self.weights.sem_per_line)
+        try:
+            qvecs = [await self._embedder.embed_query(v) for v in views]
+            pvecs = await self._passage_vectors(texts, stored, len(qvecs[0]))
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise ProviderError(f"offline rerank embedding failed: {exc}") from exc
+        per_view = []
+        for qvec in qvecs:
+            sems = _cosines(qvec, pvecs)
+            if self.weights.table_rows:
+                sems = await self._with_table_rows(qvec, texts, sems)
+            per_view.append(sems)
+        sems = [sum(col) / len(col) for col in zip(*per_view, strict=True)]
+        if not self.weights.heading_sem:
+            return sems, [None] * len(texts)
+        headings = [split_passage(t)[0] or t.split("\n", 1)[0] for t in texts]
+        hvecs = await self._passage_vectors(headings, [None] * len(headings), len(qvecs[0]))
+        per_view = [_cosines(qvec, hvecs) for qvec in qvecs]
+        return sems, [sum(col) / len(col) for col in zip(*per_view, strict=True)]
 
     async def _with_table_rows(
         self, qvec: Sequence[float], texts: Sequence[str], sems: list[float]
