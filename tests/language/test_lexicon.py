@@ -7,6 +7,7 @@ import re
 import pytest
 
 from app.language.lexicon import phrase_pattern
+from app.search.answer_types import shows_type
 
 
 def _matches(phrase: str, text: str) -> bool:
@@ -36,3 +37,17 @@ def _matches(phrase: str, text: str) -> bool:
 )
 def test_a_phrase_row_matches_its_forms(phrase: str, text: str, matches: bool) -> None:
     assert _matches(phrase, text) is matches
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A refund reaches your card within 5 business days.",
+        "Allow 3 working days for the transfer.",
+        "Die Erstattung dauert 5 Werktage.",
+        "Le remboursement prend 5 jours ouvrés.",
+    ],
+)
+def test_a_duration_counted_in_working_days_is_a_duration(text: str) -> None:
+    assert shows_type("duration", text)
+    assert not shows_type("duration", "Our business hours are listed on the contact page.")
