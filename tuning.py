@@ -150,6 +150,8 @@ class AnswerSelection:
     tab_factor: float = 0.5  # one platform's tab panel, for a question naming no platform
     run_on_words: int = 25  # a longer line with no closing punctuation is a flattened table
     support: float = 0.5  # a neighbouring paragraph joins while it scores this share of the best
+    headed: float = 0.5  # a heading naming this share of the question says what it asks
+    steps_share: float = 0.8  # a how-to: steps scoring this share of the best block go first
     # a broad how-to over an article of numbered sections (app/turn/outline.py)
     outline_min_steps: int = 3  # fewer numbered sections make no procedure outline
     outline_max_notes: int = 2  # the article's sentences on what the question names, after it

@@ -224,3 +224,103 @@ def test_a_procedure_written_as_paragraphs_is_read_from_the_section_start() -> N
     got = select_answer("How do I make a budget for groceries?", page)
     assert got.index("Open the Budgets page") < got.index("- Name: Groceries"), got
     assert "Deleting a budget" not in got, got
+
+
+def test_a_problem_told_before_a_question_gets_the_steps_under_its_symptom() -> None:
+    """ "… never arrive. What can I do?" reports a problem: the numbered fixes under the symptom
+    heading answer it, not a neighbouring symptom's paragraph that shares more words."""
+    guide = (
+        "# Door alerts\n\n"
+        "## Alerts never come\n\n"
+        "Check that the phone allows notifications.\n\n"
+        "If they still do not come, try the following:\n\n"
+        "1. Check the daily limit of 200 messages.\n"
+        "2. Sign out of the app and sign in again.\n\n"
+        "## I don't see the door sensor in the app\n\n"
+        "Restart the app after pairing the door sensor.\n"
+    )
+    got = select_answer(
+        "I have the door sensor in the app but alerts never arrive. What can I do?",
+        passages("Door alerts", guide),
+    )
+    assert "1. Check the daily limit of 200 messages." in got, got
+    assert "Restart the app" not in got, got
+
+
+def test_a_long_paragraph_under_a_heading_that_states_the_question_is_read_from_its_start() -> None:
+    """Under a symptom heading the paragraph's first sentence names the cause: a paragraph too
+    long to quote is read from it, not from the sentence sharing most words."""
+    cause = (
+        "This happens when the relay is on but the Remote Bridge add-on is off, so turn on "
+        "Remote Bridge first."
+    )
+    rest = " ".join(
+        [
+            "Otherwise open the app, tap Settings, then Connection, and make sure the certificate "
+            "error setting for connections from away from home uses the external address.",
+            "That address must use an encrypted connection with a valid certificate.",
+            "See the networking guide for how to get a certificate from a free authority, and "
+            "how to renew it every ninety days without downtime for anyone at home.",
+        ]
+    )
+    guide = (
+        "# Connecting\n\n"
+        "## I get a certificate error when I connect away from home\n\n"
+        f"{cause} {rest}\n"
+    )
+    got = select_answer(
+        "I get a certificate error when I connect while away from home.",
+        passages("Connecting", guide),
+    )
+    assert cause in got, got
+
+
+def test_a_how_to_prefers_steps_written_as_prose_to_a_list_of_options() -> None:
+    """A section whose paragraphs open with an instruction ("Go to …") is a procedure; a list of
+    command options that shares as many words is not what a how-to asks."""
+    guide = (
+        "# Exporting entries\n\n"
+        "## Command line\n\n"
+        "The export command writes a file. These options select the entries:\n\n"
+        "- `--from`: the first entry of the export file.\n"
+        "- `--to`: the last entry of the export file.\n\n"
+        "## Basic export\n\n"
+        "Go to the Export page in the web app.\n\n"
+        "Press the button there to export all of your entries to a file.\n"
+    )
+    got = select_answer("How do I export my entries to a file?", passages("Exporting", guide))
+    assert got.startswith("Exporting › Basic export"), got
+    assert "Go to the Export page in the web app." in got, got
+
+
+def test_turn_on_is_read_as_enable_and_a_how_to_gets_the_steps() -> None:
+    """ "Turn on" is one of the enable verbs (lexicon data): the steps under "Enabling …" answer
+    a how-to, not the overview that says what the feature turns the device into."""
+    guide = (
+        "# Night mode\n\n"
+        "Night mode turns a tablet into a dim bedside clock with warm colours.\n\n"
+        "## Enabling night mode\n\n"
+        "1. Open Settings.\n2. Select Display.\n3. Check Night mode.\n\n"
+        "## Disabling night mode\n\n"
+        "1. Open Settings.\n2. Select Display.\n3. Clear Night mode.\n"
+    )
+    got = select_answer("How do I turn on night mode on my tablet?", passages("Night", guide))
+    assert "Enabling night mode" in got.splitlines()[0], got
+    assert "3. Check Night mode." in got, got
+    from app.providers.chat.offline import ENGLISH, terms
+    from app.providers.chat.select import _said
+
+    assert terms("turn on", ENGLISH) <= _said("Enabling night mode", ENGLISH)
+    assert not terms("turn on", ENGLISH) <= _said("Disabling night mode", ENGLISH)
+
+
+def test_french_function_words_match_nothing_and_a_colloquial_how_to_asks_for_steps() -> None:
+    """ "à", "même", "puis" (as in "puis-je") are stop words (lexicon data); "Comment je …" asks
+    for the steps like "Comment … -er"."""
+    from app.providers.chat.offline import Reading, terms
+    from app.search.answer_types import asks_for_steps
+
+    fr = Reading.of("fr", None)
+    said = terms("lire à voix haute jusqu'à la fin d'une même page", fr)
+    assert not {"à", "même", "jusqu"} & said and {"lire", "voix"} <= said, said
+    assert asks_for_steps("Comment je lance la lecture d'un livre ?")

@@ -57,7 +57,7 @@ HEADING_WEIGHT, TYPE_BONUS, STEPS_BONUS, LEAD_IN_FACTOR = (
 CLOSING_WORDS, LEAD_IN_WORDS, CODE_FACTOR, TAB_FACTOR = (
     _K.closing_words, _K.lead_in_words, _K.code_factor, _K.tab_factor
 )  # fmt: skip
-RUN_ON_WORDS, SUPPORT = _K.run_on_words, _K.support
+RUN_ON_WORDS, SUPPORT, HEADED, STEPS_SHARE = _K.run_on_words, _K.support, _K.headed, _K.steps_share
 _VALUE_TYPES = ("price", "duration", "quantity", "date")
 
 _SENTENCE = re.compile(r"(?<=[.!?])[\"'”’)]?\s+(?=[\"“(\[]?[A-Z0-9])")
@@ -301,8 +301,9 @@ def _asked(question: str, cands: Sequence[Candidate], reading: Reading) -> _Aske
     n = max(len(docs), 1)
     weights = {t: math.log(1 + n / (1 + sum(1 for d in docs if t in d))) + 0.1 for t in every}
     subject = frozenset(product_terms(question, reading)) & asked
-    # a problem reported ("my tracker isn't updating") is answered by the steps that fix it
-    steps = asks_for_steps(question) or reports_a_problem(question)
+    # a problem reported ("my tracker isn't updating"), also before a question ("… never
+    # arrives. What can I do?"), is answered by the steps that fix it
+    steps = asks_for_steps(question) or any(reports_a_problem(s) for s in sentences(question))
     # a how-to asks for steps, not a value ("book a desk for next week" asks no duration)
     asked_for = [] if asks_for_steps(question) else asked_types(question)
     types = tuple(t for t in asked_for if t in _VALUE_TYPES)
@@ -320,6 +321,7 @@ def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
         return 0.0  # it names the product asked about, and nothing that is asked of it
     score = asked.cover(said | titled) + HEADING_WEIGHT * asked.cover_all(path)
     steps = block.ordered or (block.kind == "tab" and shows_type("procedure", block.text))
+    steps = steps or (block.kind == "paragraph" and _instructs(block.text, reading))
     steps = asked.steps and (steps or _leads_into(cand, k, "list"))
     if typed and said & asked.terms:
         score += TYPE_BONUS * asked.total  # it shows the kind of value asked for
@@ -332,6 +334,19 @@ def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
     if cand.blocks[k].text.rstrip().endswith(":") and _leads_into(cand, k) and not asked.steps:
         score *= LEAD_IN_FACTOR  # "… the API returns:" is said whole by a statement on a tie
     return score / asked.total / (1 + RANK_DECAY * cand.rank)
+
+
+def _instructs(text: str, reading: Reading) -> bool:
+    """A paragraph that opens with an instruction ("Go to Settings …", "Click Export …"): a
+    step written as prose, by the language's `shows.procedure` verbs."""
+    opening = " ".join(clean(text).split()[:3]).casefold() + " "
+    return any(opening.startswith(verb + " ") for verb in _instructions(reading.language))
+
+
+@lru_cache(maxsize=8)
+def _instructions(language: str) -> tuple[str, ...]:
+    shown = (lexicon(language).get("shows") or {}).get("procedure") or []
+    return tuple(str(v).casefold() for v in shown if not set(str(v)) & set("#/*"))
 
 
 def _leads_into(cand: Candidate, k: int, *kinds: str) -> bool:
@@ -364,15 +379,7 @@ def choices(
     if not cands:
         return []
     asked = _asked(question, cands, reading)
-    scored = sorted(
-        (
-            (_score(asked, c, k, reading), -c.rank, -k, c, k)
-            for c in cands
-            for k in range(len(c.blocks))
-        ),
-        key=lambda s: s[:3],
-        reverse=True,
-    )
+    scored = _ranked(asked, cands, reading)
     best, _, _, cand, k = scored[0]
     if best <= 0:
         return []
@@ -398,6 +405,41 @@ def choices(
         out.append(more)
         words += _words(more)
     return out
+
+
+def _ranked(asked: _Asked, cands: Sequence[Candidate], reading: Reading) -> list[Any]:
+    """Every block by score, best first; for a how-to, the best procedure within `STEPS_SHARE`
+    of the best block goes first (a how-to is answered by its steps, not by what the feature is)."""
+    scored = sorted(
+        (
+            (_score(asked, c, k, reading), -c.rank, -k, c, k)
+            for c in cands
+            for k in range(len(c.blocks))
+        ),
+        key=lambda s: s[:3],
+        reverse=True,
+    )
+    if not asked.steps or not scored or scored[0][0] <= 0:
+        return scored
+    for i, (score, _, _, c, k) in enumerate(scored):
+        if score < STEPS_SHARE * scored[0][0]:
+            break
+        if _procedural(asked, c, k, reading):
+            return [scored[i], *scored[:i], *scored[i + 1 :]]
+    return scored
+
+
+def _procedural(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> bool:
+    """Block k is (part of) a procedure: numbered steps, a tab panel of steps, the line leading
+    into numbered steps, or a paragraph of a section written as steps in prose."""
+    block = cand.blocks[k]
+    if block.ordered or (block.kind == "tab" and shows_type("procedure", block.text)):
+        return True
+    if _leads_into(cand, k, "list") and cand.blocks[k + 1].ordered:
+        return True
+    return bool(_prose_procedure(asked, cand, k)) and any(
+        b.kind == "paragraph" and _instructs(b.text, reading) for b in cand.blocks
+    )
 
 
 def _quoted(choice: Choice) -> str:
@@ -432,7 +474,10 @@ def _grown(asked: _Asked, cand: Candidate, k: int, best: float, reading: Reading
         return Choice(cand, chosen, best, rows=_rows(asked, cand, block, reading))
     if block.kind != "paragraph":
         return Choice(cand, chosen, best)
-    said = _sentences_of(asked, block.text, reading)
+    # under a heading that says what the question says (a symptom, an FAQ's question) the
+    # paragraph answers from its first sentence: the cause comes before the fix
+    headed = asked.cover(_terms(PATH_SEP.join(cand.path), reading)) >= HEADED * asked.total
+    said = _sentences_of(asked, block.text, reading, headed)
     if said:
         return Choice(cand, chosen, best, sentences=said)
     chosen = _neighbours(asked, cand, k, best, reading)
@@ -478,9 +523,12 @@ def _closes(cand: Candidate, k: int) -> bool:
     )
 
 
-def _sentences_of(asked: _Asked, text: str, reading: Reading) -> tuple[str, ...]:
+def _sentences_of(
+    asked: _Asked, text: str, reading: Reading, from_start: bool = False
+) -> tuple[str, ...]:
     """For a value question, the sentence holding a value of the asked type that says most of
-    the question; for a paragraph too long to quote, the run of sentences from the best one."""
+    the question; for a paragraph too long to quote, the run of sentences from the best one (or
+    `from_start`, from its first)."""
     parts = sentences(text)
     if len(parts) < 2:
         return ()
@@ -492,7 +540,7 @@ def _sentences_of(asked: _Asked, text: str, reading: Reading) -> tuple[str, ...]
             return (parts[i],)
     if len(text.split()) <= MAX_WORDS:
         return ()
-    start = -max(scored)[1]
+    start = 0 if from_start else -max(scored)[1]
     run: list[str] = []
     for s in parts[start:]:
         if run and sum(len(x.split()) for x in run) + len(s.split()) > MAX_WORDS:
