@@ -324,3 +324,6 @@ def test_french_function_words_match_nothing_and_a_colloquial_how_to_asks_for_st
     said = terms("lire à voix haute jusqu'à la fin d'une même page", fr)
     assert not {"à", "même", "jusqu"} & said and {"lire", "voix"} <= said, said
     assert asks_for_steps("Comment je lance la lecture d'un livre ?")
+    # the answerer's own French stop words: "puis-je" and "combien" frame the question only
+    asked = terms("Combien de pages puis-je marquer ?", fr)
+    assert not {"puis", "combien"} & asked and "marqu" in asked, asked

@@ -46,6 +46,7 @@ from app.search.answer_types import missing_names as names_missing_from
 from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply, phrase
 
 _STOP = word_set("en", "answer_stopwords")  # what the answerer never matches a question on
+_STOPS = {lang: _STOP | STOPWORDS[lang] | word_set(lang, "answer_stopwords") for lang in STOPWORDS}
 _WORD = re.compile(r"[a-z0-9][a-z0-9_]*", re.IGNORECASE)
 
 
@@ -136,7 +137,7 @@ def terms(text: str, reading: Reading = ENGLISH) -> set[str]:
     text = with_product_names(text, reading)
     if reading.language == "en":
         return {_stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP}
-    stop, stem = _STOP | STOPWORDS[reading.language], STEMMERS[reading.language]
+    stop, stem = _STOPS[reading.language], STEMMERS[reading.language]
     return {stem(w) for w in _UNICODE_WORD.findall(text) if w.casefold() not in stop}
 
 
@@ -303,8 +304,7 @@ def extract_answer(
     reading: Reading = ENGLISH,
     ph: Phrases | None = None,
 ) -> str:
-    """The answer the passages give: the best block(s) of the best section, each under its
-    heading path and cited (`app.providers.chat.select`; "" when no block shares a term)."""
+    """The best block(s) of the best section, cited (`select`; "" when no block shares a term)."""
     from app.providers.chat.select import select_answer  # it reads words as this module does
 
     return select_answer(question, passages, reading, ph)
