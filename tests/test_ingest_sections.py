@@ -129,6 +129,30 @@ def test_wrapped_markdown_paragraphs_stay_one_block() -> None:
     ]
 
 
+def test_a_numbered_list_resumed_after_an_unindented_line_is_one_list() -> None:
+    """ "2." after a step whose link (or code) was written unindented continues the steps: the
+    line belongs to step 1, and a list numbered from 1 again stays a list of its own."""
+    body = (
+        "Two ways out:\n\n1. Update the printer driver:\n\n<https://example.org/driver>\n\n"
+        "```sh\nsudo driverctl update\n```\n\n2. Or reset the spooler.\n3. Print again.\n\n"
+        "Then:\n\n1. Restart.\n"
+    )
+    (section,) = build_sections("T", body)
+    kinds = [b.kind for b in section.blocks]
+    assert kinds == ["paragraph", "list", "paragraph", "list"], kinds
+    steps = section.blocks[1]
+    assert steps.ordered and len(steps.items or []) == 3
+    assert steps.items[0].splitlines() == [
+        "Update the printer driver:",
+        "<https://example.org/driver>",
+        "```",
+        "sudo driverctl update",
+        "```",
+    ]
+    assert steps.text.splitlines()[-1] == "3. Print again."
+    assert section.blocks[3].items == ["Restart."]
+
+
 @pytest.fixture
 async def store() -> AsyncIterator[Store]:
     s = open_store(Settings(mongodb_uri=None, embedder="fake"))

@@ -108,15 +108,45 @@ def _blocks(lines: list[str], plain: bool) -> list[Block]:
         if plain and _bare_heading(line):
             label, i = line.strip(), i + 1
             continue
+        start = _number(line)
         block, i = _reader(lines, i)(lines, i, plain)
         if block is not None:
             if label and block.label is None:
                 block = block.model_copy(update={"label": label})
-            blocks.append(block)
+            if not _resumed(blocks, block, start):
+                blocks.append(block)
             label = None
     if label:  # a last short line heads nothing: it is said, not a heading
         blocks.append(Block(id="", kind="paragraph", text=label))
     return blocks
+
+
+def _number(line: str) -> int:
+    """The number of a numbered list item ("2. Use …" is 2), else 0."""
+    m = _ITEM.match(line)
+    return int(m.group(2)[:-1]) if m and m.group(2)[0].isdigit() else 0
+
+
+def _resumed(blocks: list[Block], block: Block, start: int) -> bool:
+    """A numbered list that goes on from the last one ("2." after a list ending at 1., with a
+    link, a paragraph or code written unindented in between) joins it: the blocks between belong
+    to the last step. Merged in place; False when it starts a list of its own."""
+    if not (block.ordered and start > 1):
+        return False
+    for back in range(1, min(3, len(blocks)) + 1):
+        prev, between = blocks[-back], blocks[len(blocks) - back + 1 :]
+        if prev.kind == "list" and prev.ordered and len(prev.items or []) == start - 1:
+            if any(b.kind not in ("paragraph", "code") for b in between):
+                return False
+            said = [f"```\n{b.text}\n```" if b.kind == "code" else b.text for b in between]
+            items = [*(prev.items or [])]
+            items[-1] = "\n".join([items[-1], *said])
+            items += block.items or []
+            text = "\n".join(f"{k}. {t}" for k, t in enumerate(items, 1))
+            del blocks[len(blocks) - back :]
+            blocks.append(prev.model_copy(update={"items": items, "text": text}))
+            return True
+    return False
 
 
 _CLOSING = re.compile(r"[.!:;,)\]\"'”’…]\s*$")
