@@ -38,7 +38,6 @@ from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_conde
 from app.turn.reference import with_reference
 from app.turn.router import (
     Router,
-    asks_about_the_assistant,
     explicit_human_request,
     is_greeting,
     looks_like_acknowledgment,
@@ -725,7 +724,7 @@ async def condense_offline(
     text = message.strip()
     if not text:
         return Condensation("", "other", False, (), "neutral", None, False)
-    social = looks_like_acknowledgment(text) or is_greeting(text) or asks_about_the_assistant(text)
+    social = looks_like_acknowledgment(text) or is_greeting(text)
     rewrite = Rewrite(text, None)
     if not social:
         rewrite = _resolve(text, history, prev_standalone, router.vocabulary)

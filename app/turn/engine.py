@@ -57,7 +57,7 @@ from app.turn.generate import Answer, stream_answer
 from app.turn.outline import article_overview, names_the_title, procedure_outline
 from app.turn.plans import BeyondPlan, lowest_plan, named_article
 from app.turn.retrieve import RetrievalResult, retrieve, with_repairs
-from app.turn.router import asks_about_the_assistant, is_greeting
+from app.turn.router import is_greeting
 from app.turn.tools import SessionTools, ToolResult
 from app.turn.trace import CitationTrace, PassageTrace, ToolTrace, TurnTrace
 from tuning import Tuning
@@ -349,7 +349,7 @@ async def _answer(
         return reply_text
 
     # a bare "hello", or "who are you?", is answered in kind, with what the assistant can do
-    social = is_greeting(user_msg.content) or asks_about_the_assistant(user_msg.content)
+    social = is_greeting(user_msg.content)
     # A failed streak whose last turn still found something (a weak passage): the customer gets
     # what the passages cover, then the handoff; a person is brought in *as well*. Without it,
     # three weak but useful answers in a row ended in "I haven't been able to find the answer"

@@ -10,7 +10,6 @@ from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -78,11 +77,6 @@ _ANGRY = matcher("sentiment.angry")
 _FRUSTRATED = matcher("sentiment.frustrated")
 _POSITIVE = matcher("sentiment.positive")
 _NEGATIVE_CONTEXT = matcher("sentiment.negative_context")
-# "I already calibrated it", "we already tried that": a step the customer took, told because it
-# did not settle the problem (a fix that did is "that fixed it", an acknowledgment)
-_ALREADY_TRIED = _rx(
-    r"\balready\s+(?!(?:fixed|solved|sorted|resolved|worked|helped)\b)(?:\w+ed|did|done|reset)\b"
-)
 # a token with a digit or an all-capital run (an error code, a command) names something to look
 # up: never a bare acknowledgment, whatever the nearest exemplar says
 _IDENTIFIER_LIKE = re.compile(r"\b(?=\w*\d)\w{2,}\b|\b[A-Z]{3,}\b")
@@ -202,12 +196,6 @@ def policy_phrase_intent(text: str, phrases: Mapping[str, Sequence[str]]) -> str
     return None
 
 
-class Route(NamedTuple):
-    intent: str
-    intent_score: float  # 1.0 for a rule; the classifier's probability otherwise
-    sentiment: str
-
-
 @dataclass(frozen=True, slots=True)
 class RouteDetail:
     """A route plus why: the rule that fired, or the classifier's top probabilities."""
@@ -219,10 +207,6 @@ class RouteDetail:
     sentiment_rule: str | None
     top: tuple[tuple[str, float], ...]  # (intent, probability), best first
     own_subscription: bool = False  # asks about their own plan, seats or renewal
-
-    @property
-    def route(self) -> Route:
-        return Route(self.intent, self.intent_score, self.sentiment)
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,10 +339,6 @@ class Router:
         """An exemplar's language for balancing the fit (the default when too short to tell)."""
         return detect_language(text, self.tenant.locales) or self.tenant.default_locale
 
-    async def classify(self, text: str) -> Route:
-        """(intent, intent_score, sentiment) for one message."""
-        return (await self.route(text)).route
-
     async def route(self, text: str) -> RouteDetail:
         # typos repaired for routing only (the caller keeps the customer's words); the dictionary
         # is English, so a message that reads as another language is left as typed
@@ -449,7 +429,6 @@ class Router:
             "?" in text
             or len(text.split()) > 8
             or bool(_NEGATIVE_CONTEXT.search(text))
-            or bool(_ALREADY_TRIED.search(text))
             or asks_for_information(text)
             or bool(_IDENTIFIER_LIKE.search(text))
         )
@@ -483,9 +462,11 @@ class Router:
 
 _ACK = _rx(rf"^\s*(?:(?:{alternation('social.acknowledgment')})[\s,.!:)]*)+$")
 _CLOSING_THANKS = _rx(rf"\b(?:{alternation('social.closing_thanks')})[\s,.!:)]*$")
+# a question about the assistant itself ("who are you?", "wer bist du?", "qui êtes-vous ?") is
+# answered like a greeting: with what it can help with
 _GREETING = _rx(
     rf"^\s*(?:{alternation('social.greeting')})(?:\s+(?:{alternation('social.greeting_to')}))?"
-    r"[\s,.!]*$"
+    rf"[\s,.!]*$|^\W*(?:{alternation('social.about_assistant')})\W*$"
 )
 
 
@@ -503,16 +484,8 @@ def looks_like_acknowledgment(text: str) -> bool:
 
 
 def is_greeting(text: str) -> bool:
+    """A greeting, or a question about the assistant itself."""
     return bool(_GREETING.match(text))
-
-
-# A question about the assistant itself ("who are you?", "what can you do?", "are you a bot?",
-# "wer bist du?", "qui êtes-vous ?"): answered with what it can help with, like a greeting.
-_ABOUT_THE_ASSISTANT = _rx(rf"^\W*(?:{alternation('social.about_assistant')})\W*$")
-
-
-def asks_about_the_assistant(text: str) -> bool:
-    return bool(_ABOUT_THE_ASSISTANT.match(text))
 
 
 # A name as people write their own: one to three capitalised words (never a code or a number).
