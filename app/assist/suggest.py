@@ -209,7 +209,7 @@ async def _answer(
         locale=base.locale,
         phrases=phrases,
         reference=services.prompt_reference,
-        product_names=services.router.vocabulary.ids.product_names,
+        product_names=services.router.ids.product_names,
         synonyms=tenant.synonym_table,
     )
     await spend.record_spend(store, services.settings, answer)

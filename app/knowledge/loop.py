@@ -35,7 +35,7 @@ from app.knowledge.resolution import (
     voted_quality,
 )
 from app.knowledge.written import known_names, written_problem, written_resolution
-from app.language.identifiers import Vocabulary
+from app.language.identifiers import Identifiers
 from app.language.normalize import normalize
 from app.providers.chat.base import ChatMessage
 from app.providers.errors import ProviderError
@@ -76,7 +76,7 @@ async def name_keeper(services: Services) -> Callable[[str], bool]:
     and runs whose every word the published help articles use (a feature like "Admin
     Console"). Everything else that looks like a name is removed from published knowledge."""
     tenant = services.tenant
-    ids = Vocabulary.of(tenant).ids
+    ids = Identifiers(tenant)
     known = {p.casefold() for p in (*tenant.plans, *tenant.platforms)}
     words: set[str] = set()
     for article in await services.store.articles.list({"status": "published"}):

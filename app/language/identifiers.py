@@ -117,21 +117,3 @@ class Identifiers:
 def generic_identifiers() -> Identifiers:
     """The generic profile's formats, for callers without a tenant of their own."""
     return Identifiers(generic_tenant())
-
-
-@dataclass(frozen=True)
-class Vocabulary:
-    """What the follow-up resolver may swap one for another: identifiers, plans, platforms."""
-
-    ids: Identifiers
-    plans: tuple[str, ...]
-    platforms: tuple[str, ...]
-
-    @classmethod
-    def of(cls, tenant: Tenant) -> Vocabulary:
-        return cls(Identifiers(tenant), tenant.plans, tenant.platforms)
-
-
-@functools.cache
-def generic_vocabulary() -> Vocabulary:
-    return Vocabulary(generic_identifiers(), generic_tenant().plans, generic_tenant().platforms)

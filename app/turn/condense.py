@@ -21,12 +21,7 @@ from collections.abc import Sequence
 from typing import Any, Final, NamedTuple, Protocol
 
 from app.language.detect import detect_language
-from app.language.identifiers import (
-    Identifiers,
-    Vocabulary,
-    generic_identifiers,
-    generic_vocabulary,
-)
+from app.language.identifiers import Identifiers, generic_identifiers
 from app.language.lexicon import alternation, matcher, word_list, word_set
 from app.language.normalize import normalize
 from app.language.utterance import (
@@ -41,6 +36,7 @@ from app.turn.router import (
     explicit_human_request,
     is_greeting,
     looks_like_acknowledgment,
+    shouting,
 )
 from tuning import TUNING
 
@@ -59,14 +55,6 @@ class ChatModel(Protocol):
     ) -> dict[str, Any]: ...
 
 
-# --- identifiers -------------------------------------------------------------------------------
-
-
-def find_identifiers(text: str, ids: Identifiers | None = None) -> list[str]:
-    """Order refs, case refs, error codes and SKUs, normalised, in order of appearance."""
-    return (ids or generic_identifiers()).values(text)
-
-
 # --- follow-up resolution ----------------------------------------------------------------------
 
 
@@ -75,17 +63,14 @@ _STOP: Final = word_set("en", "reference_stopwords")
 _DETERMINERS: Final = word_set("en", "determiners")
 _VAGUE_HEADS: Final = word_set("en", "vague_heads")
 _MEASURE_HEADS: Final = word_set("en", "measure_heads")
-_ASPECT_HEADS: Final = _VAGUE_HEADS | word_set("en", "aspect_heads")
 _VERBS: Final = word_set("en", "phrase_verbs")
 _CLAUSE_ADVERBS: Final = word_set("en", "clause_adverbs")
 _AUX_BEFORE_ITS: Final = word_set("en", "aux_before_its")
 _COPULA_NEXT: Final = word_set("en", "copula_next")
 _PHRASE_BREAK: Final = word_set("en", "phrase_breaks")
-_VERB_BEFORE: Final = word_set("en", "verb_before")
 _NOUN_OR_VERB: Final = word_set("en", "noun_or_verb")
 _LOOSE_MODIFIERS: Final = word_set("en", "loose_modifiers")
 _AFTER_DEMONSTRATIVE: Final = word_set("en", "after_demonstrative")
-_COMPLEMENTIZER_BEFORE: Final = word_set("en", "complementizer_before")
 _PRONOUN = re.compile(rf"\b({alternation('pronoun')})\b", re.I)  # lexicon rows
 # an "it" that stands for no thing: "is it possible", "is it free to cancel?" (about cancelling;
 # "is it free?" is about a thing named before), "it seems", "how long will it take for…"
@@ -102,32 +87,27 @@ def _tokens(text: str) -> list[str]:
     return re.findall(r"[A-Za-z0-9][\w'’.\-]*[\w]|[A-Za-z0-9]", text)
 
 
-def _is_entity_token(tok: str, first: bool, shouting: bool = False) -> bool:
+def _is_entity_token(tok: str, first: bool, loud: bool = False) -> bool:
     if re.fullmatch(r"[A-Za-z]+[\d_][\w\-]*", tok):
         return True  # code-like: a SKU, an error code
-    if shouting:
+    if loud:
         return False  # IN ALL CAPS every word looks like an acronym
     if re.fullmatch(r"[A-Z]{2,}[\w\-]*|[a-z]+[A-Z]\w*", tok):
         return True  # acronym, camelCase
     return tok[:1].isupper() and not first and tok.lower() not in _STOP
 
 
-def _shouting(text: str) -> bool:
-    words = re.findall(r"[A-Za-z]{2,}", text)
-    return len(words) >= 3 and sum(w.isupper() for w in words) / len(words) >= 0.6
-
-
 def entity_spans(text: str) -> list[str]:
     """Runs of capitalised/code-like tokens (proper names, products, acronyms)."""
     spans: list[str] = []
-    shouting = _shouting(text)
+    loud = shouting(text)
     for sentence in re.split(r"(?<=[.?!])\s+", text):
         toks = _tokens(sentence)
         run: list[str] = []
         for i, tok in enumerate(toks):
-            if _is_entity_token(tok, first=i == 0, shouting=shouting) or (
+            if _is_entity_token(tok, first=i == 0, loud=loud) or (
                 i == 0
-                and not shouting
+                and not loud
                 and tok[:1].isupper()
                 and len(toks) > 1
                 and _is_entity_token(toks[1], first=False)
@@ -197,7 +177,7 @@ def subject_of(question: str, ids: Identifiers | None = None) -> str | None:
     """What a question is about, in its own words: an identifier, a tenant product, a named
     determiner phrase, a name, a determiner phrase, in that order; else None (no guess)."""
     ids = ids or generic_identifiers()
-    idents = find_identifiers(question, ids)
+    idents = ids.values(question)
     if idents:
         return idents[0]
     phrases = [p for p in _noun_phrases(question) if _a_thing(p)]
@@ -238,7 +218,7 @@ def _pronoun_at(message: str) -> re.Match[str] | None:
                 continue  # "is it possible", "it seems"
             return m
         if word in {"this", "that", "these", "those"}:
-            if prev_word in _COMPLEMENTIZER_BEFORE or prev_word in {"all", "is", "of"}:
+            if prev_word in {"all", "is", "of"}:
                 continue
             if next_word in _COPULA_NEXT:
                 continue  # "that is too bad", "does that mean": about what was said, not a thing
@@ -255,9 +235,9 @@ def _has_own_subject(message: str, before: int, ids: Identifiers, pronoun: str =
     """The message names, before the pronoun, a thing the pronoun agrees with (or has an
     introductory clause naming something): the pronoun most likely means that."""
     head = message[:before]
-    if _shouting(message):
+    if shouting(message):
         head = head.lower()  # IN ALL CAPS every word would look like a name
-    named = [*find_identifiers(head, ids), *entity_spans(head), *_noun_phrases(head)]
+    named = [*ids.values(head), *entity_spans(head), *_noun_phrases(head)]
     if any(_agrees(pronoun, thing, ids) for thing in named):
         return True
     # an introductory clause or an earlier sentence that names something: "Speaking of X, ..."
@@ -283,10 +263,10 @@ def _plural(phrase: str) -> bool:
 def _agrees(pronoun: str, subject: str, ids: Identifiers) -> bool:
     """Number and person agreement between a pronoun and a candidate subject."""
     word = pronoun.lower()
-    named = bool(find_identifiers(subject, ids)) or any(c.isupper() for c in subject)
+    named = bool(ids.values(subject)) or any(c.isupper() for c in subject)
     if word in {"he", "she", "him", "her"}:
         last = subject.split()[-1]
-        return bool(re.fullmatch(r"[A-Z][a-z]+", last)) and not find_identifiers(subject, ids)
+        return bool(re.fullmatch(r"[A-Z][a-z]+", last)) and not ids.values(subject)
     if word in {"they", "them", "their", "these", "those"}:
         return _plural(subject)  # "them" is not "English": a name is one thing unless plural
     return not _plural(subject) or named
@@ -352,7 +332,7 @@ class Rewrite(NamedTuple):
 
 
 def resolve_followup(
-    message: str, previous: str | Sequence[str] | None, vocab: Vocabulary | None = None
+    message: str, previous: str | Sequence[str] | None, ids: Identifiers | None = None
 ) -> Rewrite:
     """The follow-up with its pronoun (or "do that") resolved from the earlier questions (the
     previous standalone question, or several, most recent first); else as written."""
@@ -362,20 +342,18 @@ def resolve_followup(
     if not earlier or not text:
         return Rewrite(text, None)
     previous = earlier[0]
-    vocab = vocab or generic_vocabulary()
+    ids = ids or generic_identifiers()
     # a question that itself leans on an unresolved pronoun ("what is it called outside the
     # USA?") is about the same thing as this one: its other nouns are not the referent
     subjects = [
-        s
-        for s in (subject_of(q, vocab.ids) for q in earlier if not _leans_on_context(q, vocab.ids))
-        if s
+        s for s in (subject_of(q, ids) for q in earlier if not _leans_on_context(q, ids)) if s
     ]
     bare = _bare_condition(text)
     if bare is not None and opens_as_question(previous):
         # "and if I use SSO?" after "How do I change my password?": the same question under the
         # condition; "what if I lose my phone?" after a how-to keeps its words and the subject
         condition, what_if = bare
-        carried = with_previous_subject(text, previous, vocab.ids) if what_if else None
+        carried = with_previous_subject(text, previous, ids) if what_if else None
         if carried is not None and _ASKED_ACTION.match(previous):
             return Rewrite(carried, "condition")
         core = previous.strip().rstrip("?.! ")
@@ -405,9 +383,9 @@ def resolve_followup(
         return Rewrite(f"{head} to {done.group('x')}?", "action")
 
     m = _pronoun_at(text)
-    if m is not None and not _has_own_subject(text, m.start(), vocab.ids, m.group(1)):
+    if m is not None and not _has_own_subject(text, m.start(), ids, m.group(1)):
         # the most recent subject the pronoun can agree with ("is it free?" skips "the clouds")
-        referent = next((s for s in subjects if _agrees(m.group(1), s, vocab.ids)), None)
+        referent = next((s for s in subjects if _agrees(m.group(1), s, ids)), None)
         if referent is not None and referent.lower() not in text.lower():
             return Rewrite(_replace_pronoun(text, m, referent), "pronoun")
     return Rewrite(text, None)
@@ -455,14 +433,13 @@ def _is_participle(tok: str) -> bool:
 
 
 def _close_phrase(run: list[str]) -> str | None:
-    """A run of content words as a topic phrase without loose ends, or None (too long, too
-    short, an aspect)."""
+    """A run of content words as a topic phrase without loose ends, or None (too long or short)."""
     while run and (run[-1].lower() in _LOOSE_MODIFIERS or _is_participle(run[-1])):
         run = run[:-1]
     while run and run[0].lower() in _LOOSE_MODIFIERS:
         run = run[1:]
     phrase = " ".join(run)
-    if not run or len(run) > 4 or len(phrase) <= 2 or run[-1].lower() in _ASPECT_HEADS:
+    if not run or len(run) > 4 or len(phrase) <= 2:
         return None
     return phrase
 
@@ -472,13 +449,11 @@ def topic_phrases(text: str) -> list[str]:
     runs: list[str] = []
     for clause in re.split(r"[,;:.?!()\"]+", text):
         run: list[str] = []
-        toks = _tokens(clause)
-        for i, tok in enumerate([*toks, ""]):
+        for tok in [*_tokens(clause), ""]:
             low = tok.lower()
-            after_subject = i > 0 and toks[i - 1].lower() in _VERB_BEFORE  # "can I mount"
             verb = (low in _COMMON_VERBS or low in _VERBS) and not (run and low in _NOUN_OR_VERB)
             adverb = len(low) >= 6 and low.endswith("ly") and tok.islower()
-            if tok and not (after_subject or verb or adverb or low in _STOP | _PHRASE_BREAK):
+            if tok and not (verb or adverb or low in _STOP | _PHRASE_BREAK):
                 run.append(tok)
                 continue
             phrase = _close_phrase(run)
@@ -563,7 +538,7 @@ def as_question(text: str, ids: Identifiers | None = None) -> str | None:
         return None
     ids = ids or generic_identifiers()
     toks = _tokens(core)
-    if len(toks) != len(words) or find_identifiers(core, ids):
+    if len(toks) != len(words) or ids.values(core):
         return None  # punctuation inside ("Major. minor"), or an order/case reference
     lows = [t.lower() for t in toks]
     if lows[-1] in {"one", "ones"} or any(w in _STOP - _DETERMINERS for w in lows):
@@ -701,13 +676,13 @@ def _earlier_questions(
 
 
 def _resolve(
-    text: str, history: Sequence[tuple[str, str]], prev_standalone: str | None, vocab: Vocabulary
+    text: str, history: Sequence[tuple[str, str]], prev_standalone: str | None, ids: Identifiers
 ) -> Rewrite:
     """The follow-up resolved by the earlier questions, else by the conversation's topic."""
-    rewrite = resolve_followup(text, _earlier_questions(history, prev_standalone), vocab)
+    rewrite = resolve_followup(text, _earlier_questions(history, prev_standalone), ids)
     if rewrite.rule is None:
         users = [content for role, content in history if role == "user"]
-        carried = carry_first_topic(text, users, vocab.ids)
+        carried = carry_first_topic(text, users, ids)
         if carried is not None:
             return Rewrite(carried, "topic")
     return rewrite
@@ -727,7 +702,7 @@ async def condense_offline(
     social = looks_like_acknowledgment(text) or is_greeting(text)
     rewrite = Rewrite(text, None)
     if not social:
-        rewrite = _resolve(text, history, prev_standalone, router.vocabulary)
+        rewrite = _resolve(text, history, prev_standalone, router.ids)
     resolved = rewrite.text or text
     # the router reads the resolved message as written (its exemplars keep their "and"/"und");
     # the standalone question, which retrieval reads, drops the leading markers
@@ -739,7 +714,7 @@ async def condense_offline(
         intent = "acknowledgment" if looks_like_acknowledgment(text) else "other"
     sentiment = (await router.route(text)).sentiment if rewrite.rule else detail.sentiment
     human = explicit_human_request(text) or intent == "human_handoff"
-    ids = router.vocabulary.ids
+    ids = router.ids
     if intent in _INFORMATIONAL and ids.first(text, "error_code"):
         intent = "troubleshooting"  # a customer quoting an error code is reporting a fault
     if rewrite.rule is None and not social and not human and intent in _ASKS_TO_KNOW:
@@ -838,7 +813,7 @@ async def condense(
     if reason is None:
         parsed = _as_json_object(raw)
         if parsed is not None and "standaloneQuestion" in parsed and "intent" in parsed:
-            return _trust_but_verify(parsed, message, history, router.vocabulary.ids)
+            return _trust_but_verify(parsed, message, history, router.ids)
         reason = "invalid_json"
     offline = await condense_offline(
         message, history, router=router, prev_standalone=prev_standalone

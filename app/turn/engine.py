@@ -212,7 +212,7 @@ async def _answer(
             prev_standalone=prev_standalone,
             reference=services.prompt_reference,
         )
-    cond = carry_tools(cond, previous, services.router.vocabulary.ids, tenant.tool_names)
+    cond = carry_tools(cond, previous, services.router.ids, tenant.tool_names)
     latency["condense"] = _ms(t)
     if services.settings.docs_only:  # ARTICLES_DIR: no orders or subscriptions exist here
         cond = without_customer_data(cond)
@@ -223,7 +223,7 @@ async def _answer(
     tools = SessionTools(
         store,
         principal.customer_id,
-        ids=services.router.vocabulary.ids,
+        ids=services.router.ids,
         phrases=tenant.templates.get(locale),
         currency=tenant.currency,
     )
@@ -272,7 +272,7 @@ async def _answer(
                 )
             latency["retrieve"] = _ms(t)
             latency["rerank"] = round(float(retrieval.latency_ms.get("rerank", 0.0)), 1)
-        tool_results = await _run_tools(tools, cond, services.router.vocabulary.ids)
+        tool_results = await _run_tools(tools, cond, services.router.ids)
         outcome = turn_outcome(
             needed_answer=cond.needs_retrieval or bool(cond.needs_tools),
             strong_passage=retrieval is not None and retrieval.confidence == "strong",
@@ -333,7 +333,7 @@ async def _answer(
             locale=locale,
             phrases=phrases,
             reference=services.prompt_reference,
-            product_names=services.router.vocabulary.ids.product_names,
+            product_names=services.router.ids.product_names,
             synonyms=tenant.synonym_table,
         ):
             if isinstance(item, str):
@@ -661,7 +661,7 @@ async def _retrieve_in_language(
     first, first_locale = await search(original, condensed)
     if first.confidence != "weak" or not left_as_written(condensed, original):
         return first, first_locale, None
-    query = with_previous_subject(condensed, previous_message, services.router.vocabulary.ids)
+    query = with_previous_subject(condensed, previous_message, services.router.ids)
     if query is None:
         return first, first_locale, None
     # reranked against the carried question too: the message as written is what ranked the
@@ -935,7 +935,7 @@ async def _remember(
     store, tuning = services.store, services.tuning
     await store.conversations.record_turn(conv.id, failed_turns=failed, last_intent=intent)
     known = {f.key for f in memory.facts_from_docs(conv.facts)}
-    ids = services.router.vocabulary.ids
+    ids = services.router.ids
     fresh = [
         f for f in memory.extract_facts(user_msg.content, user_msg.seq, ids) if f.key not in known
     ]

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.language.detect import detect_language
-from app.language.identifiers import Vocabulary
+from app.language.identifiers import Identifiers
 from app.language.lexicon import alternation, matcher, word_set
 from app.language.normalize import normalize
 from app.language.shapes import REQUEST, ShapeRow, features, shape_rows, skeleton
@@ -85,7 +85,8 @@ _IDENTIFIER_LIKE = re.compile(r"\b(?=\w*\d)\w{2,}\b|\b[A-Z]{3,}\b")
 _ACRONYMS = word_set("en", "acronyms")
 
 
-def _shouting(text: str) -> bool:
+def shouting(text: str) -> bool:
+    """Most of the words in capitals (an acronym is no shouting)."""
     words = re.findall(r"[A-Za-z]{2,}", text)
     if len(words) < 3:
         return False
@@ -99,7 +100,7 @@ def lexicon_sentiment(text: str) -> tuple[str, str] | None:
         return "angry", "profanity"
     if _ANGRY.search(text):
         return "angry", "angry_words"
-    if _shouting(text):
+    if shouting(text):
         return "angry", "all_caps"
     if re.search(r"[!?]*![!?]*![!?]*!", text) or re.search(r"\?{3,}", text):
         return "frustrated", "exclamations"
@@ -235,7 +236,7 @@ class Router:
         shapes: Sequence[ShapeRow] | None = None,
     ) -> None:
         self.tenant = tenant or generic_tenant()
-        self.vocabulary = Vocabulary.of(self.tenant)
+        self.ids = Identifiers(self.tenant)
         if intent_exemplars is None:
             intent_exemplars = self.tenant.training_exemplars()
         if sentiment_exemplars is None:
@@ -331,9 +332,7 @@ class Router:
     def _not_a_name(self, words: str) -> bool:
         """Capitalised words that are the tenant's product or plan, not a person's name."""
         plans = {p.casefold() for p in self.tenant.plans}
-        return bool(self.vocabulary.ids.products(words)) or any(
-            w.casefold() in plans for w in words.split()
-        )
+        return bool(self.ids.products(words)) or any(w.casefold() in plans for w in words.split())
 
     def _language(self, text: str) -> str:
         """An exemplar's language for balancing the fit (the default when too short to tell)."""
@@ -349,7 +348,7 @@ class Router:
             text = self.speller.repair(text)
         if not re.search(r"\w", text):
             return RouteDetail("other", 0.0, "neutral", "empty", None, ())
-        text = self.vocabulary.ids.with_product_names(text)
+        text = self.ids.with_product_names(text)
         models = await self._load()
         try:
             vector = await self.embedder.embed_query(strip_amounts(text))
