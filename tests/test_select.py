@@ -227,20 +227,20 @@ def test_a_procedure_written_as_paragraphs_is_read_from_the_section_start() -> N
 
 
 def test_a_problem_told_before_a_question_gets_the_steps_under_its_symptom() -> None:
-    """ "… never arrive. What can I do?" reports a problem: the numbered fixes under the symptom
-    heading answer it, not a neighbouring symptom's paragraph that shares more words."""
+    """A statement of what goes wrong, then a question, reports a problem: the numbered fixes
+    under the symptom heading answer it, not a neighbouring symptom's paragraph sharing more."""
     guide = (
         "# Door alerts\n\n"
-        "## Alerts never come\n\n"
+        "## Alerts stop\n\n"
         "Check that the phone allows notifications.\n\n"
-        "If they still do not come, try the following:\n\n"
+        "If they still stop, try the following:\n\n"
         "1. Check the daily limit of 200 messages.\n"
         "2. Sign out of the app and sign in again.\n\n"
         "## I don't see the door sensor in the app\n\n"
         "Restart the app after pairing the door sensor.\n"
     )
     got = select_answer(
-        "I have the door sensor in the app but alerts never arrive. What can I do?",
+        "My door sensor shows in the app, yet the alerts stopped. Any ideas?",
         passages("Door alerts", guide),
     )
     assert "1. Check the daily limit of 200 messages." in got, got
@@ -251,26 +251,26 @@ def test_a_long_paragraph_under_a_heading_that_states_the_question_is_read_from_
     """Under a symptom heading the paragraph's first sentence names the cause: a paragraph too
     long to quote is read from it, not from the sentence sharing most words."""
     cause = (
-        "This happens when the relay is on but the Remote Bridge add-on is off, so turn on "
-        "Remote Bridge first."
+        "This happens when printer sharing is on but the Guest Access option is off, so turn "
+        "on Guest Access first."
     )
     rest = " ".join(
         [
-            "Otherwise open the app, tap Settings, then Connection, and make sure the certificate "
-            "error setting for connections from away from home uses the external address.",
-            "That address must use an encrypted connection with a valid certificate.",
-            "See the networking guide for how to get a certificate from a free authority, and "
-            "how to renew it every ninety days without downtime for anyone at home.",
+            "Otherwise open the print queue, choose Printer, then Ports, and make sure the "
+            "spooler error port for printing from the guest network uses the shared address.",
+            "That address must be reachable from the guest network with the spooler running.",
+            "See the network guide for how to share a printer across two networks, and how to "
+            "restart the spooler each night without losing queued jobs on the guest network.",
         ]
     )
     guide = (
-        "# Connecting\n\n"
-        "## I get a certificate error when I connect away from home\n\n"
+        "# Printing\n\n"
+        "## Printing stops with a spooler error from the guest network\n\n"
         f"{cause} {rest}\n"
     )
     got = select_answer(
-        "I get a certificate error when I connect while away from home.",
-        passages("Connecting", guide),
+        "Printing stops with a spooler error when I am on the guest network.",
+        passages("Printing", guide),
     )
     assert cause in got, got
 

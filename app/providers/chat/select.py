@@ -301,8 +301,8 @@ def _asked(question: str, cands: Sequence[Candidate], reading: Reading) -> _Aske
     n = max(len(docs), 1)
     weights = {t: math.log(1 + n / (1 + sum(1 for d in docs if t in d))) + 0.1 for t in every}
     subject = frozenset(product_terms(question, reading)) & asked
-    # a problem reported ("my tracker isn't updating"), also before a question ("… never
-    # arrives. What can I do?"), is answered by the steps that fix it
+    # a problem reported ("my tracker isn't updating"), also before a question ("The printer
+    # stopped printing. Any ideas?"), is answered by the steps that fix it
     steps = asks_for_steps(question) or any(reports_a_problem(s) for s in sentences(question))
     # a how-to asks for steps, not a value ("book a desk for next week" asks no duration)
     asked_for = [] if asks_for_steps(question) else asked_types(question)
