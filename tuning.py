@@ -265,6 +265,11 @@ class Tuning:
     # each ranker's top N reach the reranker even below the shortlist: else no ticket is ever shown
     rerank_reserved_per_ranker: int = 3
     rerank_with_condensed: bool = True  # message + condensed question: follow-ups name nothing
+    # a follow-up the condenser left as written is searched (dense, BM25 and the rerank's second
+    # line) read after the customer's previous message (its last answer_sentence_context_words
+    # words; app/turn/retrieve.py `_with_context`); the answer and its band read the question
+    # alone. Chosen on the MT-RAG tune part's follow-ups (see docs/evaluation.md)
+    search_with_context: bool = True
 
     # --- confidence (DESIGN 5.5) ---
     # Answerability model and bands per reranker (MT-RAG tune part; held out: report part).

@@ -471,3 +471,41 @@ def test_repair_spelling_and_with_repairs() -> None:
     )
     assert with_repairs("Is my pasword (pasword) ok?", repairs) == "Is my password (password) ok?"
     assert with_repairs("paswords stay", repairs) == "paswords stay"  # whole words only
+
+
+async def test_a_follow_up_left_as_written_is_searched_after_the_previous_message(
+    local: LocalSearch,
+) -> None:
+    """The rankers read a follow-up the condenser did not rewrite after the customer's previous
+    message; the answer and its band still read the question alone. A rewritten follow-up, a
+    first message, or the setting switched off search the standalone question."""
+    previous = "How do I export the audit log?"
+
+    async def ask(original: str, condensed: str, prior: str, tuning: object = TUNED) -> object:
+        backend = RecordingBackend(local)
+        r = await retrieve(
+            original,
+            condensed,
+            "pro",
+            "en",
+            backend=backend,  # type: ignore[arg-type]
+            embedder=FakeEmbedder(),
+            reranker=FakeReranker(),
+            tuning=tuning,  # type: ignore[arg-type]
+            now=NOW,
+            previous_message=prior,
+        )
+        return r, backend.texts[-1]
+
+    r, lexical = await ask("and as a CSV?", "and as a CSV?", previous)
+    assert r.query == "and as a CSV?"  # type: ignore[attr-defined]
+    assert r.searched == f"{previous} and as a CSV?"  # type: ignore[attr-defined]
+    assert lexical.startswith(previous)
+    assert r.rerank_query == f"and as a CSV?\n{previous} and as a CSV?"  # type: ignore[attr-defined]
+    rewritten, _ = await ask("and as a CSV?", "Can I export the audit log as a CSV?", previous)
+    assert rewritten.searched == "Can I export the audit log as a CSV?"  # type: ignore[attr-defined]
+    first, _ = await ask("and as a CSV?", "and as a CSV?", "")
+    assert first.searched == "and as a CSV?"  # type: ignore[attr-defined]
+    off = dataclasses.replace(TUNED, search_with_context=False)
+    alone, lexical = await ask("and as a CSV?", "and as a CSV?", previous, off)
+    assert alone.searched == "and as a CSV?" and lexical == "and as a CSV?"  # type: ignore[attr-defined]

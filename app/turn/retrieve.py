@@ -87,7 +87,7 @@ RANKED_STAGES: tuple[str, ...] = (
 class RetrievalResult:
     """Everything retrieval saw and decided for one query."""
 
-    query: str  # the cleaned text that was embedded and searched
+    query: str  # the cleaned standalone question: what the answer and its band read
     rerank_query: str  # the cleaned text passages were reranked against
     filter: SearchFilter
     reranker: str
@@ -112,6 +112,9 @@ class RetrievalResult:
     previous_message: str = field(default="", repr=False)
     # what the lexical (BM25) ranker searched: `query` plus the tenant's synonyms of the terms
     # it names (app/language/synonyms.py); equal to `query` when no group matched
+    # what the rankers searched: `query`, or for a follow-up the condenser left as written, the
+    # customer's previous message read before it (`_with_context`)
+    searched: str = ""
     lexical_query: str = ""
     synonyms_added: tuple[str, ...] = ()  # the group members `lexical_query` added
     # the tenant's synonym groups, for the lexical parts of the answerability check
@@ -241,12 +244,18 @@ async def retrieve(
         if speller is not None:
             original, condensed, repairs = repair_spelling(original, condensed, speller)
     search_text = condensed or original
+    searched = _with_context(search_text, original, previous_message, tuning)
     base = RetrievalResult(
         query=search_text,
-        lexical_query=expand_query(search_text, synonyms),
-        synonyms_added=tuple(synonyms.additions(search_text)),
+        searched=searched,
+        lexical_query=expand_query(searched, synonyms),
+        synonyms_added=tuple(synonyms.additions(searched)),
         synonyms=synonyms,
-        rerank_query=rerank_query(original, condensed, tuning.rerank_with_condensed),
+        rerank_query=rerank_query(
+            original,
+            condensed if searched == search_text else searched,
+            tuning.rerank_with_condensed,
+        ),
         filter=filt,
         reranker=reranker.name,
         truncated=cut_o or cut_c,
@@ -328,6 +337,19 @@ def with_repairs(text: str, repairs: Mapping[str, str]) -> str:
     return pattern.sub(lambda m: repairs[m.group(1)], text)
 
 
+def _with_context(question: str, original: str, previous: str, tuning: Tuning) -> str:
+    """What the rankers search for `question`: itself, or, when the condenser left a follow-up as
+    the customer wrote it, the customer's previous message (its last
+    `answer_sentence_context_words` words) read before it (`confidence.context_query`). A
+    follow-up left short ("and for teams?") names nothing the previous question did not; a
+    topic change still has its own words in the query. The answer and its band still read the
+    standalone question alone. Off with `tuning.search_with_context`."""
+    if not tuning.search_with_context:
+        return question
+    words = tuning.answer_sentence_context_words
+    return context_query(question, original, previous, words) or question
+
+
 def _empty(base: RetrievalResult, latency: Mapping[str, float], reason: str) -> RetrievalResult:
     log.info("retrieval returned nothing: %s", reason)
     return replace(base, latency_ms=dict(latency), reason=reason, confidence="none")
@@ -348,7 +370,7 @@ async def _retrieve(
     errors: list[str] = []
     # the query embedding gets a slice of the stage, so the lexical ranker still has time after it
     embedded, latency["embed"] = await _timed(
-        embedder.embed_query(base.query), tuning.embed_budget_seconds
+        embedder.embed_query(base.searched or base.query), tuning.embed_budget_seconds
     )
     vector: list[float] | None = None
     if isinstance(embedded, BaseException):
@@ -393,7 +415,9 @@ async def _retrieve(
             lists[name] = list(outcome)
     staged = replace(
         base,
-        query_vector=tuple(vector) if vector is not None else None,
+        # the answerability check embeds the standalone question itself when another text was
+        # searched
+        query_vector=tuple(vector) if vector is not None and base.searched == base.query else None,
         dense_chunks=tuple(lists["dense_chunks"]),
         bm25_articles=tuple(lists["bm25_articles"]),
         dense_tickets=tuple(lists["dense_tickets"]),

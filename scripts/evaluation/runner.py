@@ -12,8 +12,9 @@ Per case:
    assistant `meta` gives intent, escalation, confidence band, top passage, citations and
    per-stage latency.
 4. Retrieval with both query forms through `retrieve()`: `original` searches and reranks with
-   the message as written; `condensed` searches with the turn's condensed question (read back
-   from the stored meta) and reranks against the message, as the turn does. Every stage's ranked
+   the message as written, alone; `condensed` searches with the turn's condensed question (read
+   back from the stored meta; a follow-up it left as written is read after the customer's
+   previous message) and reranks against the message, as the turn does. Every stage's ranked
    list is kept, and every passage of every stage is checked against the entitlement rules.
 
 A message the API would refuse (blank, too long) is counted as rejected and measured no further.
@@ -304,7 +305,12 @@ class CaseRunner:
                 embedder=services.embedder,
                 reranker=services.reranker,
                 tuning=tuning,
-                previous_message=mask_card_numbers(case.previous_message),
+                # the message as written reads nothing before it; the condensed form, as the
+                # turn does, reads the previous message (the answerability check, and the search
+                # of a follow-up the condenser left as written)
+                previous_message=(
+                    mask_card_numbers(case.previous_message) if form == "condensed" else ""
+                ),
                 synonyms=services.tenant.synonym_table,
             )
             obs.ranked[form] = {s: res.ranked_doc_ids(s) for s in RANKED_STAGES}
