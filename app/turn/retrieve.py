@@ -225,8 +225,9 @@ async def retrieve(
     Searches with the condensed question (the original when it is blank); reranks against the
     original message (the condensed question when the original is blank). `customer_plan`
     and `customer_locale` are None for an anonymous visitor (free rung, "en").
-    `previous_message` is the customer's message before this one, if any: only the
-    answerability check reads it (see `confidence.sentence_match`).
+    `previous_message` is the customer's message before this one, if any: the answerability
+    check reads it (see `confidence.sentence_match`), and a follow-up the condenser left as
+    written is searched read after it (`_with_context`).
 
     `synonyms` (the tenant's groups) expands the lexical query only, here, for whichever
     backend runs it: the dense query stays the customer's words (`app.language.synonyms`).
