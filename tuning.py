@@ -229,7 +229,6 @@ class Tuning:
     )
     # set by hand from the follow-ups they guard, not tuned:
     condition_max_words: int = 6  # a longer "what if …" brings a topic of its own
-    lookback_questions: int = 3  # a subject older than this many questions is no longer "the" one
     trimmed_min_words: int = 3  # "and for pro?" keeps its "and": the rest is too short to stand
     followup_max_words: int = 8  # "when will it arrive?": short, leaning on the open order
 

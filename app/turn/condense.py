@@ -331,23 +331,13 @@ class Rewrite(NamedTuple):
     rule: str | None  # which resolution fired; None = message left as written
 
 
-def resolve_followup(
-    message: str, previous: str | Sequence[str] | None, ids: Identifiers | None = None
-) -> Rewrite:
-    """The follow-up with its pronoun (or "do that") resolved from the earlier questions (the
-    previous standalone question, or several, most recent first); else as written."""
-    text = message.strip()
-    earlier = [previous] if isinstance(previous, str) else list(previous or [])
-    earlier = [q.strip() for q in earlier if q and q.strip()][: TUNING.lookback_questions]
-    if not earlier or not text:
+def resolve_followup(message: str, previous: str | None, ids: Identifiers | None = None) -> Rewrite:
+    """The follow-up with its pronoun (or "do that") resolved from the previous standalone
+    question; else as written."""
+    text, previous = message.strip(), (previous or "").strip()
+    if not previous or not text:
         return Rewrite(text, None)
-    previous = earlier[0]
     ids = ids or generic_identifiers()
-    # a question that itself leans on an unresolved pronoun ("what is it called outside the
-    # USA?") is about the same thing as this one: its other nouns are not the referent
-    subjects = [
-        s for s in (subject_of(q, ids) for q in earlier if not _leans_on_context(q, ids)) if s
-    ]
     bare = _bare_condition(text)
     if bare is not None and opens_as_question(previous):
         # "and if I use SSO?" after "How do I change my password?": the same question under the
@@ -383,11 +373,13 @@ def resolve_followup(
         return Rewrite(f"{head} to {done.group('x')}?", "action")
 
     m = _pronoun_at(text)
-    if m is not None and not _has_own_subject(text, m.start(), ids, m.group(1)):
-        # the most recent subject the pronoun can agree with ("is it free?" skips "the clouds")
-        referent = next((s for s in subjects if _agrees(m.group(1), s, ids)), None)
-        if referent is not None and referent.lower() not in text.lower():
-            return Rewrite(_replace_pronoun(text, m, referent), "pronoun")
+    if m is None or _has_own_subject(text, m.start(), ids, m.group(1)):
+        return Rewrite(text, None)
+    # a question that itself leans on an unresolved pronoun ("what is it called outside the
+    # USA?") is about the same thing as this one: its other nouns are not the referent
+    referent = None if _leans_on_context(previous, ids) else subject_of(previous, ids)
+    if referent and _agrees(m.group(1), referent, ids) and referent.lower() not in text.lower():
+        return Rewrite(_replace_pronoun(text, m, referent), "pronoun")
     return Rewrite(text, None)
 
 
@@ -665,23 +657,14 @@ CONDENSE_SCHEMA: Final[dict[str, Any]] = {
 }
 
 
-def _earlier_questions(
-    history: Sequence[tuple[str, str]], prev_standalone: str | None
-) -> list[str]:
-    """The previous standalone question, then the customer's earlier turns, most recent first."""
-    users = [content for role, content in reversed(history) if role == "user" and content.strip()]
-    if prev_standalone and prev_standalone.strip():
-        return [prev_standalone, *users[1:]]
-    return users
-
-
 def _resolve(
     text: str, history: Sequence[tuple[str, str]], prev_standalone: str | None, ids: Identifiers
 ) -> Rewrite:
-    """The follow-up resolved by the earlier questions, else by the conversation's topic."""
-    rewrite = resolve_followup(text, _earlier_questions(history, prev_standalone), ids)
+    """The follow-up resolved by the previous question, else by the conversation's topic."""
+    users = [content for role, content in history if role == "user" and content.strip()]
+    previous = prev_standalone if prev_standalone and prev_standalone.strip() else None
+    rewrite = resolve_followup(text, previous or next(reversed(users), None), ids)
     if rewrite.rule is None:
-        users = [content for role, content in history if role == "user"]
         carried = carry_first_topic(text, users, ids)
         if carried is not None:
             return Rewrite(carried, "topic")
