@@ -24,7 +24,6 @@ FITTED_FILES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "app/fitted/confidence.json": ("confidence",),
         "app/fitted/router.json": ("escalation_min_probability",),
         "app/fitted/gaps.json": ("gap_cluster_threshold",),
-        "app/fitted/rewrite.json": ("fragment_max_words",),
     }
 )
 
@@ -221,13 +220,7 @@ class Tuning:
     # over shapes.yaml's own rows (`python -m scripts.studies.shape_weight`; 0.8 and 1.0 tie)
     shape_message_weight: float = 0.8
 
-    # --- condensing (DESIGN 5.1) ---
-    # a bare fragment of at most this many words ("invoices.") is asked as "What are invoices?";
-    # 0 = never. Fitted on the MT-RAG rewrite sets' tune part (`python -m scripts.fit_rewrite`)
-    fragment_max_words: int = field(
-        default_factory=lambda: int(fitted_value("rewrite.json", "fragment_max_words"))
-    )
-    # set by hand from the follow-ups they guard, not tuned:
+    # --- condensing (DESIGN 5.1): set by hand from the follow-ups they guard, not tuned ---
     condition_max_words: int = 6  # a longer "what if …" brings a topic of its own
     trimmed_min_words: int = 3  # "and for pro?" keeps its "and": the rest is too short to stand
     followup_max_words: int = 8  # "when will it arrive?": short, leaning on the open order

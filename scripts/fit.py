@@ -1,6 +1,6 @@
 """`make fit`: refit every fitted value from the development sets into its data file.
 
-    python -m scripts.fit [--only router,gaps,rewrite,confidence] [--dump DUMP.jsonl]
+    python -m scripts.fit [--only router,gaps,confidence] [--dump DUMP.jsonl]
 
 The development sets are read from `CONCIERGE_EVAL_DIR`, else `../shared/eval` (MT-RAG and Bitext;
 never copied into the repository). Each step runs the fitting script with the options that
@@ -9,8 +9,6 @@ produced the committed value, and the script writes its data file:
 - router: `scripts.fit_router --write` → app/fitted/router.json (Bitext train → dev);
 - gaps: `scripts.cluster_gaps_eval --write` → app/fitted/gaps.json (the gap clustering
   threshold: best ARI on Bitext train, scored on dev);
-- rewrite: `scripts.fit_rewrite --write` → app/fitted/rewrite.json (the offline condenser's
-  fragment cap: best on the MT-RAG rewrite sets' tune part, scored on their report part);
 - confidence: a feature dump of the MT-RAG dev set by `scripts.evaluation.sweep`, then
   `scripts.evaluation.fit_confidence --write` on its tune part → app/fitted/confidence.json.
 
@@ -33,7 +31,7 @@ from pathlib import Path
 from scripts.measure_condense import EVAL_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
-STEPS = ("router", "gaps", "rewrite", "confidence")
+STEPS = ("router", "gaps", "confidence")
 # The answerability fit's options, one per line (scripts.evaluation.fit_confidence --help): the
 # model's features are `use`; `weak-at` fixes weak in the one feature's terms, so a model of
 # several features drops it (weak is then Youden's J) and takes a new `version`.
@@ -110,8 +108,6 @@ def main(argv: list[str] | None = None) -> int:
             _run("scripts.fit_router", "--write")
         elif step == "gaps":
             _run(*GAPS)
-        elif step == "rewrite":
-            _run("scripts.fit_rewrite", "--write")
         else:
             fit_confidence(args.dump)
         print(f"[{step}: {time.perf_counter() - started:.0f} s]", flush=True)

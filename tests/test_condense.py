@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-import app.turn.condense as condense_rules
 from app.language.identifiers import Identifiers
 from app.providers.embeddings.fake import FakeEmbedder
 from app.providers.errors import ProviderError
@@ -17,10 +16,8 @@ from app.tenant import load_tenant
 from app.turn.clamp import INTENTS
 from app.turn.condense import (
     CONDENSE_SCHEMA,
-    FRAGMENT_MAX_WORDS,
     SYSTEM_PROMPT,
     Turn,
-    as_question,
     carry_first_topic,
     condense,
     conversation_topic,
@@ -32,7 +29,6 @@ from app.turn.condense import (
     with_previous_subject,
 )
 from app.turn.router import Router
-from tuning import TUNING
 
 SEED_TENANT = load_tenant(_Path(__file__).resolve().parent.parent / "seed")
 INTENT_EXEMPLARS = SEED_TENANT.training_exemplars()
@@ -275,38 +271,6 @@ def test_carry_first_topic(message: str, earlier: list[str], carried: str | None
     assert carry_first_topic(message, earlier) == carried
 
 
-@pytest.mark.parametrize(
-    ("text", "question"),
-    [
-        ("backups.", "What are backups?"),
-        ("Pricing", "What is Pricing?"),
-        ("SSO", "What is SSO?"),
-        ("Disaster recovery", "What is Disaster recovery?"),
-        ("Room Panel wall mounts", "What are Room Panel wall mounts?"),
-        # already a question, or a sentence, or longer than `FRAGMENT_MAX_WORDS` (set to 4 here)
-        ("Room Panel wall mount colours", None),
-        ("pricing?", None),
-        ("How much?", None),
-        ("I see", None),
-        ("install the app", None),  # a verb: an instruction, not a topic
-        ("thanks a lot", None),
-        ("the kiosks one", None),  # a pick from a list
-        ("the email never arrives", None),  # a statement: it says something about the email
-        ("the light keeps blinking", None),
-        ("is it", None),
-        ("monthly price for the kiosk", None),
-        ("ORD-1042", None),
-        ("Rechnung ändern", None),  # not English: no English frame around it
-        ("", None),
-    ],
-)
-def test_as_question_frames_only_bare_fragments(
-    text: str, question: str | None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(condense_rules, "FRAGMENT_MAX_WORDS", 4)  # the rules, not the fitted cap
-    assert as_question(text) == question
-
-
 @pytest.mark.parametrize(("message", "standalone"), [("refund", "refund"), ("human", "human")])
 async def test_a_fragment_read_as_a_request_keeps_its_word(
     router: Router, message: str, standalone: str
@@ -316,20 +280,11 @@ async def test_a_fragment_read_as_a_request_keeps_its_word(
     assert c.standalone_question == standalone
 
 
-async def test_a_topic_fragment_is_framed_as_a_question(router: Router) -> None:
+async def test_a_topic_fragment_is_searched_as_written(router: Router) -> None:
     earlier = [Turn("user", "How do I export my booking data?")]
     c = await condense("backups.", earlier, chat_model=None, router=router, prev_standalone=None)
-    assert c.standalone_question == "What are backups?"
+    assert c.standalone_question == "backups."
     assert c.needs_retrieval
-
-
-def test_as_question_stops_at_the_fitted_fragment_max_words() -> None:
-    assert TUNING.fragment_max_words == FRAGMENT_MAX_WORDS  # `make fit` writes it
-    words = ["desk", "tag", "battery", "life", "span", "limit"]
-    longest = " ".join(words[:FRAGMENT_MAX_WORDS])
-    if FRAGMENT_MAX_WORDS:
-        assert as_question(longest) == f"What is {longest}?"
-    assert as_question(" ".join(words[: FRAGMENT_MAX_WORDS + 1])) is None
 
 
 # --- offline condensation --------------------------------------------------------------------

@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 
 from app.turn.confidence import FEATURES
-from scripts import fit, fit_rewrite
+from scripts import fit
 from scripts.evaluation import fit_confidence
-from scripts.evaluation.data import split_of_conversation
 from scripts.evaluation.fit_confidence import weak_at, write_bands
 from tuning import TUNING
 
@@ -94,35 +93,3 @@ def test_the_committed_fits_were_written_by_make_fit_with_its_options() -> None:
     assert record["max_unanswerable_strong"] == float(options["max-unanswerable-strong"])
     assert offline["offline"]["passage_floor"] == float(options["passage-floor"])
     assert offline["offline"]["model"]["version"] == options["version"]
-
-
-def _rewrite_rows(n: int) -> tuple[list[dict[str, object]], np.ndarray]:
-    """`n` one-turn cases, each its own conversation, and which part each falls in."""
-    rows: list[dict[str, object]] = [{"message": f"topic number {i}"} for i in range(n)]
-    parts = [split_of_conversation(fit_rewrite.conversation_of(row)) for row in rows]
-    return rows, np.array(parts)
-
-
-def test_the_fragment_cap_is_chosen_on_the_tune_part_and_read_on_the_report_part() -> None:
-    rows, part = _rewrite_rows(40)
-    tune = part == "tune"
-    assert 0 < tune.sum() < len(rows)
-    base = np.full(len(rows), 0.8)
-    # 2 is best on the tune part, 4 on the report part: the fit must not see the report part
-    cosines = {k: base.copy() for k in fit_rewrite.FRAGMENT_WORDS}
-    cosines[2][tune] += 0.05
-    cosines[4][~tune] += 0.1
-    changed = {k: np.full(len(rows), k > 0) for k in fit_rewrite.FRAGMENT_WORDS}
-    sets = ["a" if i % 2 else "b" for i in range(len(rows))]
-    result = fit_rewrite.fit(rows, sets, cosines, changed)
-    assert result["fragment_max_words"] == 2
-    report = result["fit"]["report"]
-    assert report["gain_over_0"] == 0.0  # 2 gains nothing on the report part
-    assert report["gain_95ci"] == [0.0, 0.0]
-    assert report["changed_cases"] == int((~tune).sum())
-
-
-def test_the_fragment_cap_takes_the_smaller_value_on_a_tie() -> None:
-    rows, _ = _rewrite_rows(20)
-    cosines = {k: np.full(len(rows), 0.8 + (0.01 if k >= 3 else 0.0)) for k in range(6)}
-    assert fit_rewrite.best(cosines, np.full(len(rows), True)) == 3

@@ -39,7 +39,6 @@ def test_the_committed_fit_is_the_one_reviewed() -> None:
     assert dict(bands.model.weights) == {"sentence": 4.144}
     assert TUNING.escalation_min_probability == 0.575
     assert TUNING.gap_cluster_threshold == 0.40
-    assert TUNING.fragment_max_words == 1
 
 
 def test_the_router_threshold_is_the_fitted_file() -> None:
@@ -48,10 +47,6 @@ def test_the_router_threshold_is_the_fitted_file() -> None:
 
 def test_the_gap_threshold_is_the_fitted_file() -> None:
     assert TUNING.gap_cluster_threshold == _load("gaps.json")["gap_cluster_threshold"]
-
-
-def test_the_fragment_cap_is_the_fitted_file() -> None:
-    assert TUNING.fragment_max_words == _load("rewrite.json")["fragment_max_words"]
 
 
 def test_every_fitted_file_exists_and_names_real_fields() -> None:

@@ -8,8 +8,8 @@ semantic router.
 The offline rewriter resolves a follow-up's pronoun only with what the conversation already
 named (an earlier question's subject or identifier, or the conversation's topic): it never adds
 a constraint, number, product, plan, version or qualifier of its own. Besides resolving, it
-only drops leading acknowledgments ("Ok. How do I…") and frames a one-word fragment as a
-question ("invoices." → "What are invoices?"); otherwise it leaves the message as written.
+only drops leading acknowledgments ("Ok. How do I…"); otherwise it leaves the message as
+written.
 """
 
 from __future__ import annotations
@@ -20,15 +20,10 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final, NamedTuple, Protocol
 
-from app.language.detect import detect_language
 from app.language.identifiers import Identifiers, generic_identifiers
 from app.language.lexicon import alternation, matcher, word_list, word_set
 from app.language.normalize import normalize
-from app.language.utterance import (
-    asks_for_information,
-    first_person,
-    opens_as_question,
-)
+from app.language.utterance import first_person, opens_as_question
 from app.turn.clamp import INTENTS, SENTIMENTS, TOOLS, Condensation, clamp_condensation
 from app.turn.reference import with_reference
 from app.turn.router import (
@@ -510,38 +505,6 @@ def carry_first_topic(
     return text[: m.start()] + replacement + text[m.end() :]
 
 
-# "invoices.", "Single sign-on": a topic named, not yet asked (fitted: tuning.py, `make fit`)
-FRAGMENT_MAX_WORDS = TUNING.fragment_max_words
-_NOT_A_FRAGMENT = re.compile(
-    r"^(?:i|we|you|my|our|please|thanks?|ok(?:ay)?|yes|no|sure|great|cool|nice)\b", re.IGNORECASE
-)
-
-
-def as_question(text: str, ids: Identifiers | None = None) -> str | None:
-    """A bare English noun-phrase fragment framed as a question ("invoices." → "What are
-    invoices?"): no verb, pronoun, identifier or question form; else None."""
-    core = text.strip().rstrip("?.!…: ").strip()
-    words = core.split()
-    if not words or len(words) > FRAGMENT_MAX_WORDS or text.strip().endswith("?"):
-        return None
-    if asks_for_information(core) or _NOT_A_FRAGMENT.match(core) or _PRONOUN.search(core):
-        return None
-    if not core.isascii() or detect_language(core, fallback=None) not in (None, "en"):
-        return None
-    ids = ids or generic_identifiers()
-    toks = _tokens(core)
-    if len(toks) != len(words) or ids.values(core):
-        return None  # punctuation inside ("Major. minor"), or an order/case reference
-    lows = [t.lower() for t in toks]
-    if lows[-1] in {"one", "ones"} or any(w in _STOP - _DETERMINERS for w in lows):
-        return None
-    if any(w in _COMMON_VERBS and w not in _NOUN_OR_VERB for w in lows):
-        return None
-    if any(w in _CLAUSE_ADVERBS for w in lows):
-        return None  # "the email never arrives" says something; it names no topic
-    return f"{'What are' if _plural(core) else 'What is'} {core}?"
-
-
 # --- discourse markers --------------------------------------------------------------------------
 
 # What a customer says around a question ("Ok. How do I…", "No, I meant…") only pulls its
@@ -700,10 +663,6 @@ async def condense_offline(
     ids = router.ids
     if intent in _INFORMATIONAL and ids.first(text, "error_code"):
         intent = "troubleshooting"  # a customer quoting an error code is reporting a fault
-    if rewrite.rule is None and not social and not human and intent in _ASKS_TO_KNOW:
-        # a one-word topic ("invoices.") becomes the question it stands for; the router read it
-        # as written, and a fragment it reads as a request ("refund") keeps the customer's word
-        standalone = as_question(standalone, ids) or standalone
 
     identifiers = list(dict.fromkeys(ids.values(text) + ids.values(standalone)))
     order_id = next((i for i in identifiers if ids.kind_of(i) == "order"), None)
@@ -746,8 +705,6 @@ _INFORMATIONAL: Final = frozenset({"feature_question", "account", "other", "how_
 # what an order question names (lexicon `order.words`, en/de/fr); a product name or an order
 # reference counts as well
 _ORDERISH: Final = matcher("order.words")
-# intents that ask to know something, not for an action or the customer's own data
-_ASKS_TO_KNOW: Final = _INFORMATIONAL | {"troubleshooting", "billing_question"}
 
 
 def _model_messages(
