@@ -277,10 +277,7 @@ def _capitalise_like(replacement: str, original: str, at_start: bool) -> str:
 
 def _attach(message: str, subject: str) -> str:
     core = message.strip().rstrip("?.! ")
-    question = message.strip().endswith("?") or re.match(
-        r"(?i)^(?:and |but |so )?(?:why|how|when|where|what|which|who|is|are|can|could|do|does)\b",
-        message.strip(),
-    )
+    question = message.strip().endswith("?") or opens_as_question(trim_discourse_markers(core))
     return f"{core} regarding {subject}{'?' if question else '.'}"
 
 

@@ -102,8 +102,6 @@ def lexicon_sentiment(text: str) -> tuple[str, str] | None:
         return "angry", "angry_words"
     if shouting(text):
         return "angry", "all_caps"
-    if re.search(r"[!?]*![!?]*![!?]*!", text) or re.search(r"\?{3,}", text):
-        return "frustrated", "exclamations"
     if _FRUSTRATED.search(text):
         return "frustrated", "frustrated_words"
     if _POSITIVE.search(text) and not _NEGATIVE_CONTEXT.search(text):
