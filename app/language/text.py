@@ -29,6 +29,8 @@ def normalize(text: str) -> str:
 # irregular past forms and their verb: "Lost your phone?" heads the section that answers "what
 # if I lose my phone?", which no suffix rule can join
 _IRREGULAR_PAST: Final = word_map("en", "irregular_past")
+# plural endings with what each leaves ("ponies" → "pony", "boxes" → "box"), in order
+_PLURAL_ENDINGS: Final = word_map("en", "plural_endings")
 
 
 @lru_cache(maxsize=65_536)  # pure, called for every word of every passage a turn reranks
@@ -40,13 +42,7 @@ def stem(word: str) -> str:
         return word
     if word.endswith("'s"):
         word = word[:-2]
-    for suffix, repl in (
-        ("ies", "y"),
-        ("sses", "ss"),
-        ("ches", "ch"),
-        ("shes", "sh"),
-        ("xes", "x"),
-    ):
+    for suffix, repl in _PLURAL_ENDINGS.items():
         if word.endswith(suffix) and len(word) - len(suffix) >= 2:
             word = word[: -len(suffix)] + repl
             break
