@@ -262,10 +262,10 @@ class Tuning:
     rerank_reserved_per_ranker: int = 3
     rerank_with_condensed: bool = True  # message + condensed question: follow-ups name nothing
     # a follow-up the condenser left as written is searched (dense, BM25 and the rerank's second
-    # line) read after the customer's previous message (its last answer_sentence_context_words
-    # words; app/turn/retrieve.py `_with_context`); the answer and its band read the question
-    # alone. Chosen on the MT-RAG tune part's follow-ups (see docs/evaluation.md)
-    search_with_context: bool = True
+    # line) read after the customer's previous message, its last N words (0: off;
+    # app/turn/retrieve.py `_with_context`); the answer and its band read the question alone.
+    # Chosen on the MT-RAG tune part's follow-ups (see docs/evaluation.md)
+    search_context_words: int = 40
 
     # --- confidence (DESIGN 5.5) ---
     # Answerability model and bands per reranker (MT-RAG tune part; held out: report part).
@@ -278,7 +278,7 @@ class Tuning:
     answer_sentence_passages: int = 3
     answer_sentence_coverage: float = 0.3  # cos + w·term coverage: AUC flat above 0.2
     # a short follow-up is also matched after the previous message's last N words
-    answer_sentence_context_words: int = 40
+    answer_sentence_context_words: int = 0
 
     # --- answers: the offline answerer's block selection (issue 38) ---
     answer_selection: AnswerSelection = AnswerSelection()  # how an offline reply quotes a section

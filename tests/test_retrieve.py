@@ -364,6 +364,10 @@ async def test_the_previous_message_only_ever_raises_the_sentence_match(local: L
     sentence, so it can rise and never fall. Without a previous message nothing extra is
     embedded."""
 
+    # the setting is off by default (the search reads the previous message instead); the
+    # search's own reading is off here so that only the band's changes
+    tuned = dataclasses.replace(TUNED, answer_sentence_context_words=40, search_context_words=0)
+
     async def sentence(previous: str, embedder: FakeEmbedder) -> float:
         r = await retrieve(
             "what does AUTH_302 mean?",
@@ -373,7 +377,7 @@ async def test_the_previous_message_only_ever_raises_the_sentence_match(local: L
             backend=local,
             embedder=embedder,
             reranker=FakeReranker(),
-            tuning=TUNED,
+            tuning=tuned,
             now=NOW,
             previous_message=previous,
         )
@@ -506,6 +510,6 @@ async def test_a_follow_up_left_as_written_is_searched_after_the_previous_messag
     assert rewritten.searched == "Can I export the audit log as a CSV?"  # type: ignore[attr-defined]
     first, _ = await ask("and as a CSV?", "and as a CSV?", "")
     assert first.searched == "and as a CSV?"  # type: ignore[attr-defined]
-    off = dataclasses.replace(TUNED, search_with_context=False)
+    off = dataclasses.replace(TUNED, search_context_words=0)
     alone, lexical = await ask("and as a CSV?", "and as a CSV?", previous, off)
     assert alone.searched == "and as a CSV?" and lexical == "and as a CSV?"  # type: ignore[attr-defined]

@@ -341,13 +341,11 @@ def with_repairs(text: str, repairs: Mapping[str, str]) -> str:
 def _with_context(question: str, original: str, previous: str, tuning: Tuning) -> str:
     """What the rankers search for `question`: itself, or, when the condenser left a follow-up as
     the customer wrote it, the customer's previous message (its last
-    `answer_sentence_context_words` words) read before it (`confidence.context_query`). A
+    `search_context_words` words) read before it (`confidence.context_query`). A
     follow-up left short ("and for teams?") names nothing the previous question did not; a
     topic change still has its own words in the query. The answer and its band still read the
-    standalone question alone. Off with `tuning.search_with_context`."""
-    if not tuning.search_with_context:
-        return question
-    words = tuning.answer_sentence_context_words
+    standalone question alone. Off at `tuning.search_context_words` 0."""
+    words = tuning.search_context_words
     return context_query(question, original, previous, words) or question
 
 
