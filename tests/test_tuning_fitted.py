@@ -33,10 +33,10 @@ def test_the_committed_fit_is_the_one_reviewed() -> None:
     """Pinned: a refit changes what customers see, so it is a reviewed change of this test too
     (`make fit` on main 2026-12-07; the seed eval before and after in the commit that set it)."""
     bands = TUNING.confidence["offline"]
-    assert (bands.strong, bands.weak, bands.passage_floor) == (0.64, 0.41, 0.55)
+    assert (bands.strong, bands.weak, bands.passage_floor) == (0.64, 0.4, 0.55)
     assert bands.model is not None
-    assert (bands.model.version, bands.model.intercept) == ("offline-3", -2.912)
-    assert dict(bands.model.weights) == {"sentence": 3.957}
+    assert (bands.model.version, bands.model.intercept) == ("offline-3", -2.941)
+    assert dict(bands.model.weights) == {"sentence": 3.989}
     assert TUNING.escalation_min_probability == 0.575
     assert TUNING.gap_cluster_threshold == 0.40
 
