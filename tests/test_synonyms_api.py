@@ -4,8 +4,8 @@ only writes the long form, when (and only when) the tenant file groups the two.
 The app serves a folder of docs (ARTICLES_DIR) with the real MiniLM and the offline reranker
 (the fake embedder's hashed words would make every ranker lexical and prove less): one article
 lists delivery times by country and writes "United Kingdom"; another writes "UK" and shares the
-question's other words but does not answer it (so without the group it ranks first: the test
-can fail). The same folder is served twice, with a tenant
+question's other words and a duration of its own but does not answer it (so without the group
+it ranks first: the test can fail). The same folder is served twice, with a tenant
 file that has the group and with one that does not; the test reads the stored assistant
 message's `meta.passages`.
 """
@@ -49,7 +49,7 @@ tags: [delivery, addresses]
 How long a delivery to the UK takes depends first on its address: put the postcode on its own
 line and add the building name if there is one. Checking a new address takes a moment at
 checkout; a delivery to an address the courier cannot verify is held at the depot until you
-confirm it, which can delay it.
+confirm it, which can delay it by two days.
 """,
     "returns.md": """---
 title: Returning an order
