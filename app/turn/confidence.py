@@ -27,11 +27,11 @@ model over features of the whole retrieval, fitted on labelled answerable/unansw
                passage's heading). A passage about the right topic scores high on `top`; only
                one that holds the answer has a *sentence* that says what the question asks
                (MT-RAG, rank AUC answerable vs not: 0.85 against 0.80 for `top`, and it holds
-               in each domain; see tuning.py). When the customer wrote before and the
-               condenser left the message as written, the cosine is the higher of
-               cos(E(question), E(s)) and cos(E(previous message + question), E(s)): a
-               follow-up left short ("when did it end?") is matched with the turn it follows
-               (MT-RAG rank AUC 0.85 → 0.87). 0 when no sentence could be embedded.
+               in each domain; see tuning.py). With `answer_sentence_context_words` above 0,
+               a follow-up the condenser left as written also takes the cosine of the
+               previous message + question with s, the higher of the two. Off since the
+               search itself reads the previous message (`retrieve._with_context`; see
+               docs/evaluation.md). 0 when no sentence could be embedded.
 
     answerability = sigmoid(intercept + Σ wᵢ·featureᵢ)
 
