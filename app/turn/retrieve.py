@@ -110,11 +110,11 @@ class RetrievalResult:
     # answerability check may read the question after it (confidence.context_query)
     original: str = field(default="", repr=False)
     previous_message: str = field(default="", repr=False)
-    # what the lexical (BM25) ranker searched: `query` plus the tenant's synonyms of the terms
-    # it names (app/language/synonyms.py); equal to `query` when no group matched
     # what the rankers searched: `query`, or for a follow-up the condenser left as written, the
     # customer's previous message read before it (`_with_context`)
     searched: str = ""
+    # what the lexical (BM25) ranker searched: `searched` plus the tenant's synonyms of the terms
+    # it names (app/language/synonyms.py); equal to `searched` when no group matched
     lexical_query: str = ""
     synonyms_added: tuple[str, ...] = ()  # the group members `lexical_query` added
     # the tenant's synonym groups, for the lexical parts of the answerability check
