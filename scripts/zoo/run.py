@@ -161,6 +161,10 @@ def outcome(case: dict[str, Any], reply: str, meta: dict[str, Any], slugs: dict[
         "confidence": meta.get("confidence"),
         "escalated": bool(meta.get("escalated")),
         "intent": meta.get("intent"),
+        # why the band is what it is (DESIGN 9: answerable from the meta alone)
+        "answerability": meta.get("answerability"),
+        "confidence_reason": meta.get("confidenceReason"),
+        "condensed": meta.get("condensedQuestion"),
         "cited": cited,
         "cited_expected": bool(wanted & set(cited)),
         "markers": markers_in(prose),
