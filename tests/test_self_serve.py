@@ -34,10 +34,11 @@ The refund reaches your card within 5–10 business days.
 """
 
 
-def test_a_docs_only_tenant_has_no_refund_desk_unless_its_file_names_one(tmp_path: Path) -> None:
-    assert "refund_request" not in load_tenant(tmp_path, docs_only=True).escalate_intents
-    assert "cancellation" in load_tenant(tmp_path, docs_only=True).escalate_intents
-    assert "refund_request" in load_tenant(tmp_path).escalate_intents
+def test_a_docs_only_tenant_has_no_billing_desk_unless_its_file_names_one(tmp_path: Path) -> None:
+    docs_only = load_tenant(tmp_path, docs_only=True).escalate_intents
+    assert "refund_request" not in docs_only and "billing_dispute" not in docs_only
+    assert {"cancellation", "legal", "human_handoff"} <= set(docs_only)
+    assert {"refund_request", "billing_dispute"} <= set(load_tenant(tmp_path).escalate_intents)
     (tmp_path / "tenant.yaml").write_text("escalateIntents: [refund_request, legal]\n")
     named = load_tenant(tmp_path, docs_only=True)
     assert set(named.escalate_intents) == {"refund_request", "legal"}
@@ -57,6 +58,34 @@ def test_a_refund_question_is_answered_from_the_docs_not_handed_off(tmp_path: Pa
         assert "person" in reply["content"]  # and the offer of one, in the same message
         conv_doc = api.run(api.services.store.conversations.get, conv)
         assert conv_doc is not None and conv_doc.status != "escalated"
+
+
+CHARGES = """---
+title: Charges on your statement
+audience: all
+---
+# Charges on your statement
+
+## I was charged twice for one order
+
+A second charge for one order is a card pre-authorisation. It drops off your statement by itself
+within 3 business days; nothing needs to be done.
+"""
+
+
+def test_a_docs_only_tenant_answers_a_charge_question_from_its_docs(tmp_path: Path) -> None:
+    """With no billing desk behind a folder of docs, a message the router reads as a billing
+    dispute is searched and answered like any other question, not handed to a person."""
+    (tmp_path / "charges.md").write_text(CHARGES)
+    with running_app(articles_dir=tmp_path, seed_on_start=True) as api:
+        headers = api.session(None)
+        conv = api.conversation(headers)
+        api.send(headers, conv, "Why was I charged twice for my order?")
+        reply = api.messages(conv)[-1]
+        meta = reply["meta"]
+        assert meta["intent"] == "billing_dispute", meta["intent"]  # what the router read
+        assert meta["escalated"] is False and meta.get("caseRef") is None, reply["content"]
+        assert "pre-authorisation" in reply["content"], reply["content"]
 
 
 # -- self-serve first for policy requests (DESIGN 6.1): a documented procedure, or a person ----

@@ -346,15 +346,17 @@ def load_tenant(path: Path | None = None, *, docs_only: bool = False) -> Tenant:
 
     `None`, or a folder without a tenant file, gives the generic profile alone. `docs_only` (a
     folder of docs and no customer data) switches the order and subscription tools, and with them
-    the `order_status` intent, off, and has no refund desk (`refund_request` is not handed off),
-    unless the tenant file says otherwise.
+    the `order_status` intent, off, and has no billing desk (`refund_request` and
+    `billing_dispute` are not handed off on arrival), unless the tenant file says otherwise.
     """
     generic = _read_yaml(GENERIC_FILE)
     if docs_only:
         generic["capabilities"] = {"orders": False, "subscriptions": False, "cases": True}
-        # no refund desk behind a folder of docs: a refund question is answered from the docs
-        # (or honestly not, with the offer of a person) unless the tenant file names the intent
-        kept = [i for i in generic.get("escalateIntents") or [] if i != "refund_request"]
+        # no billing desk behind a folder of docs (it holds no charges to refund or dispute): a
+        # question about money is answered from the docs, or honestly not with the offer of a
+        # person, unless the tenant file names the intent
+        desk = {"refund_request", "billing_dispute"}
+        kept = [i for i in generic.get("escalateIntents") or [] if i not in desk]
         generic["escalateIntents"] = kept
     if path is not None and path.is_dir():
         path = path / TENANT_FILE_NAME
