@@ -15,6 +15,7 @@ from app.turn.escalate import (
     is_breached,
     may_self_serve,
     next_failed_turns,
+    procedure_found,
     settle_self_serve,
     sla_due,
     turn_outcome,
@@ -57,25 +58,36 @@ def test_signals_in_order(
 
 
 @pytest.mark.parametrize(
-    ("intent", "explicit", "person_only", "expected"),
+    ("intent", "explicit", "person_only", "steps", "expected"),
     [
-        ("data_deletion", False, (), True),
-        ("cancellation", False, ("refund_request",), True),
-        ("refund_request", False, ("refund_request",), False),  # the tenant keeps it
-        ("data_deletion", True, (), False),  # a person was asked for
-        ("legal", False, (), False),  # never self-served
-        ("billing_dispute", False, (), False),
-        ("human_handoff", False, (), False),
-        ("how_to", False, (), False),  # not a policy request at all
+        ("data_deletion", False, (), False, True),
+        ("cancellation", False, ("refund_request",), False, True),
+        ("refund_request", False, ("refund_request",), False, False),  # the tenant keeps it
+        ("refund_request", False, ("refund_request",), True, False),  # asked how, still kept
+        ("data_deletion", True, (), False, False),  # a person was asked for
+        ("billing_dispute", True, (), True, False),
+        ("legal", False, (), False, False),  # a request: a person grants it
+        ("billing_dispute", False, (), False, False),
+        ("billing_dispute", False, (), True, True),  # asked how to: the docs' steps first
+        ("legal", False, (), True, True),
+        ("legal", False, ("legal",), True, False),
+        ("how_to", False, (), False, False),  # not a policy request at all
     ],
 )
 def test_which_policy_requests_may_be_self_served(
-    intent: str, explicit: bool, person_only: tuple[str, ...], expected: bool
+    intent: str, explicit: bool, person_only: tuple[str, ...], steps: bool, expected: bool
 ) -> None:
-    assert (
-        may_self_serve(intent, explicit_request=explicit, person_only=person_only, tuning=TUNING)
-        is expected
+    got = may_self_serve(
+        intent, explicit_request=explicit, person_only=person_only, tuning=TUNING, steps=steps
     )
+    assert got is expected
+
+
+def test_a_how_to_may_be_self_served_from_a_weak_passage_a_request_only_from_a_strong_one() -> None:
+    assert procedure_found("strong", steps=False) and procedure_found("strong", steps=True)
+    assert procedure_found("weak", steps=True)  # hedged steps, a person offered
+    assert not procedure_found("weak", steps=False)  # "I'd like a refund": a person grants it
+    assert not procedure_found("none", steps=True)
 
 
 @pytest.mark.parametrize(
@@ -83,13 +95,12 @@ def test_which_policy_requests_may_be_self_served(
     [
         ("data_deletion", False, False),
         ("cancellation", False, False),
-        ("legal", False, True),  # a found procedure never overrides these
-        ("billing_dispute", False, True),
-        ("human_handoff", False, True),
+        ("billing_dispute", False, False),  # the caller found it self-servable (asked how to)
+        ("human_handoff", False, True),  # a person asked for: never overridden
         ("data_deletion", True, True),
     ],
 )
-def test_a_found_procedure_gives_way_only_for_self_serve_intents(
+def test_a_found_procedure_gives_way_to_the_policy_signal(
     intent: str, explicit: bool, escalates: bool
 ) -> None:
     d = decide(

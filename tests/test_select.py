@@ -327,3 +327,66 @@ def test_french_function_words_match_nothing_and_a_colloquial_how_to_asks_for_st
     # the answerer's own French stop words: "puis-je" and "combien" frame the question only
     asked = terms("Combien de pages puis-je marquer ?", fr)
     assert not {"puis", "combien"} & asked and "marqu" in asked, asked
+
+
+def test_a_count_written_out_answers_a_how_many_question() -> None:
+    """A count in words ("Only one", "une seule": the lexicons' `shows.quantity`) shows the
+    value a how-many question asks for, as digits do."""
+    from app.providers.chat.offline import Reading
+
+    guide = (
+        "# Boards\n\n## Organising boards\n\n"
+        "Boards hold cards and pinned cards side by side. Drag pinned cards between columns.\n\n"
+        "## Pinning\n\n"
+        "A pin keeps a card at the top of its column. Only one pinned card is allowed per column.\n"
+    )
+    got = select_answer("How many pinned cards can a column have?", passages("Boards", guide))
+    assert got.splitlines() == [
+        "Boards › Pinning [3]:",
+        "Only one pinned card is allowed per column.",
+    ], got
+    guide = (
+        "# Tableaux\n\n## Organiser un tableau\n\n"
+        "Un tableau range les fiches et les fiches épinglées dans des colonnes.\n\n"
+        "## Épingler\n\n"
+        "Une épingle garde la fiche en haut. Une seule fiche épinglée est permise par colonne.\n"
+    )
+    got = select_answer(
+        "Combien de fiches épinglées dans une colonne ?",
+        passages("Tableaux", guide),
+        Reading.of("fr", None),
+    )
+    assert "Une seule fiche épinglée est permise par colonne." in got, got
+    assert got.startswith("Tableaux › Épingler [3]:"), got
+
+
+def test_an_up_to_question_asks_for_the_value_a_list_item_holds() -> None:
+    """ "Up to what …" / "jusqu'à quel …" asks a quantity: the list that holds one answers,
+    over a section whose heading repeats the question's words and holds no value."""
+    guide = (
+        "# Player\n\n## Narration\n\n"
+        "Narration reads the page aloud with the system voices of your computer.\n\n"
+        "## Speech controls\n\n"
+        "- Pause with Ctrl+2.\n- The speed goes from 0.5x to 3x.\n- Words are underlined.\n"
+    )
+    got = select_answer("Up to what speed does narration go?", passages("Player", guide))
+    assert got.startswith("Player › Speech controls [3]:"), got
+    assert "- The speed goes from 0.5x to 3x." in got, got
+
+
+def test_blocks_that_tie_go_to_the_one_saying_the_question_words_in_its_order() -> None:
+    """Two blocks under one heading that both hold every word asked: the one that says them
+    together, in the question's order, answers."""
+    guide = (
+        "# Storage\n\n## What syncs\n\n"
+        "Folders: every folder you own syncs, and links to it stay shared with whoever has "
+        "them. Renaming a folder keeps its links, moving it to the bin stops them, and a "
+        "restored folder gets new links that you send again. Folders inside a folder follow it, "
+        "and a folder over the size of your plan stops syncing until space is freed.\n\n"
+        "Shared folders: shared folders sync for every member once they accept. A member who "
+        "leaves keeps a copy, the owner keeps the original, and edits made offline are sent "
+        "when the device is back online. The owner can remove a member at any time, and a "
+        "member's changes stay in the version history for thirty days.\n"
+    )
+    got = select_answer("Do shared folders sync?", passages("Storage", guide)).splitlines()
+    assert len(got) == 2 and got[1].startswith("Shared folders: shared folders"), got

@@ -136,6 +136,23 @@ audience: all
 You can get a refund within 14 days of the purchase. After 14 days purchases are not refunded.
 """
 
+DISPUTES = """---
+title: Disputing a charge
+audience: all
+---
+# Disputing a charge
+
+## Charged twice? How do I dispute the charge?
+
+If you were charged twice, dispute the charge yourself from the billing page:
+
+1. Open Account → Billing → Charges.
+2. Pick the charge and choose Open a dispute.
+3. Describe what is wrong and select Send dispute.
+
+We answer every dispute within 5 business days.
+"""
+
 # a refund desk (refund_request escalates) that keeps refunds with a person
 REFUND_DESK = """escalateIntents:
   [billing_dispute, cancellation, data_deletion, human_handoff, legal, refund_request]
@@ -148,6 +165,7 @@ def _docs(folder: Path, tenant_file: str) -> Path:
     (folder / "delete-account.md").write_text(DELETE_ACCOUNT)
     (folder / "supprimer-compte.md").write_text(SUPPRIMER_COMPTE)
     (folder / "refund-policy.md").write_text(REFUND_WINDOW)
+    (folder / "disputes.md").write_text(DISPUTES)
     (folder / "tenant.yaml").write_text(tenant_file)
     return folder
 
@@ -192,6 +210,21 @@ def test_a_self_serve_request_in_french_gets_the_french_steps_and_offer(
     assert reply["meta"]["escalated"] is False and status != "escalated", text
     assert "Supprimer le compte" in text, text
     assert "mette en relation avec une personne" in text, text
+
+
+def test_asking_how_to_do_what_a_policy_intent_names_gets_the_documented_steps(
+    refund_desk_api: Any,
+) -> None:
+    """A how-to is answered from the docs whatever policy intent the router reads in it (a
+    charge disputed is a billing dispute); asking us to do it is still a person's."""
+    reply, status = _ask(refund_desk_api, "I was charged twice, how do I dispute the charge?")
+    meta, text = reply["meta"], reply["content"]
+    assert meta["intent"] == "billing_dispute", meta["intent"]
+    assert meta["escalated"] is False and status != "escalated", text
+    assert "Open a dispute" in text and "Send dispute" in text, text
+    assert "connect you with a person" in text, text
+    reply, status = _ask(refund_desk_api, "Dispute the last charge on my statement for me.")
+    assert reply["meta"]["escalated"] is True and status == "escalated", reply["content"]
 
 
 def test_a_request_without_a_documented_procedure_is_handed_off(refund_desk_api: Any) -> None:

@@ -33,8 +33,8 @@ class Decision:
         if self.self_serve:
             return (
                 "not escalated: the tenant's docs give a self-serve procedure for this request "
-                "(found with a strong passage) and the tenant file does not mark it person-only; "
-                "the reply offers a person"
+                "(found with a strong passage, or a weak one for a how-to) and the tenant file "
+                "does not mark it person-only; the reply offers a person"
             )
         return {
             None: "no escalation signal fired",
@@ -62,18 +62,28 @@ def may_self_serve(
     person_only: Collection[str],
     tuning: Tuning,
     asked: bool = True,
+    steps: bool = False,
 ) -> bool:
     """A policy request the docs may answer first (retrieval runs before deciding): one of the
-    self-serve intents of `tuning`, not marked person-only by the tenant, no person asked for,
-    and `asked` as a question or a wish of the customer's own ("how do I delete my account?",
-    "I'd like to close my account"). A request addressed to us ("I want you to delete my data",
-    "cancel my subscription") is one a person grants."""
+    self-serve intents of `tuning`, or any policy intent when the customer asks how to do it
+    (`steps`: "how do I dispute a charge?" asks for the procedure, not for us to act); not marked
+    person-only by the tenant, no person asked for, and `asked` as a question or a wish of the
+    customer's own ("how do I delete my account?", "I'd like to close my account"). A request
+    addressed to us ("I want you to delete my data", "cancel my subscription") is one a person
+    grants."""
     return (
         asked
-        and intent in tuning.self_serve_intents
+        and (steps or intent in tuning.self_serve_intents)
         and intent not in person_only
         and not explicit_request
     )
+
+
+def procedure_found(confidence: str, steps: bool) -> bool:
+    """Retrieval found what a self-serve reply may give: a strong passage, or for a how-to
+    (`steps`) a weak one too, whose steps are given hedged with the offer of a person (the
+    reply must still show them: `settle_self_serve`)."""
+    return confidence == "strong" or (steps and confidence == "weak")
 
 
 def asks_or_wishes(text: str) -> bool:
@@ -136,13 +146,13 @@ def decide(
     intent `human_handoff`) or the button: it is not a policy intent's authority boundary.
 
     `self_serve`: the docs answered this policy request with a self-serve procedure (a strong
-    passage; see `may_self_serve`), so the policy signal gives way to that answer and a person
-    is offered in the same reply instead of brought in.
+    passage; the caller checked `may_self_serve`), so the policy signal gives way to that answer
+    and a person is offered in the same reply instead of brought in.
     """
     if intent == "human_handoff":
         return Decision(True, "explicit")
     if policy_escalates(intent, tuning, tenant_intents):
-        if self_serve and intent in tuning.self_serve_intents and not explicit_request:
+        if self_serve and not explicit_request:
             return Decision(False, self_serve=True)
         return Decision(True, "policy")
     if explicit_request:

@@ -8,12 +8,14 @@ Each passage stands for one section of its article (the stored section tree, att
 else the tree of the passage's own text). Every block of every candidate section is scored by the
 question's content terms it holds (IDF-weighted over the candidates, stemmed, through the
 tenant's product names and synonyms), the terms its heading path holds, whether it shows a value
-of the answer type asked for (`app.search.answer_types`) and, for a how-to, whether it is a list
-of steps; the reranker's order weighs each passage. The best block is then quoted as its kind
-reads: a list whole (bounded, the rest pointed to), the table rows the question names with their
-column names (or the table), the sentence holding the asked value, a paragraph with its
-neighbours while they still answer, code with the line that leads into it. Nothing is written
-that is not in the document except the lead-in (the section's heading path) and its citation.
+of the answer type asked for (`app.search.answer_types`; a count may be written out) and, for a
+how-to, whether it is a list of steps; the reranker's order weighs each passage, and of blocks
+that score alike the one saying the question's words in its order goes first. The best block is
+then quoted as its kind reads: a list whole (bounded, the rest pointed to), the table rows the
+question names with their column names (or the table), the sentence holding the asked value, a
+paragraph with its neighbours while they still answer, code with the line that leads into it.
+Nothing is written that is not in the document except the lead-in (the section's heading path)
+and its citation.
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 from app.ingest.sections import build_sections
-from app.language.lexicon import lexicon
+from app.language.lexicon import lexicon, matcher
 from app.language.utterance import reports_a_problem
 from app.providers.chat.base import PassageLike
 from app.providers.chat.offline import ENGLISH, Reading, product_terms, synonym_terms, terms
@@ -255,6 +258,7 @@ class _Asked:
     types: tuple[str, ...]
     steps: bool
     subject: frozenset[str] = frozenset()  # the tenant's products the question names
+    pairs: frozenset[tuple[str, str]] = frozenset()  # its terms said one after the other
 
     @property
     def total(self) -> float:
@@ -271,6 +275,13 @@ class _Asked:
 @lru_cache(maxsize=16384)
 def _terms(text: str, reading: Reading) -> frozenset[str]:
     return frozenset(terms(text, reading) | synonym_terms(text, reading))
+
+
+@lru_cache(maxsize=16384)
+def _pairs(text: str, reading: Reading) -> frozenset[tuple[str, str]]:
+    """Each two content terms the text says one right after the other ("shared folders")."""
+    seq = [t for word in text.split() for t in sorted(terms(word, reading))]
+    return frozenset(pairwise(seq))
 
 
 @lru_cache(maxsize=16384)
@@ -307,7 +318,7 @@ def _asked(question: str, cands: Sequence[Candidate], reading: Reading) -> _Aske
     # a how-to asks for steps, not a value ("book a desk for next week" asks no duration)
     asked_for = [] if asks_for_steps(question) else asked_types(question)
     types = tuple(t for t in asked_for if t in _VALUE_TYPES)
-    return _Asked(frozenset(asked), weights, types, steps, subject)
+    return _Asked(frozenset(asked), weights, types, steps, subject, _pairs(question, reading))
 
 
 def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
@@ -315,7 +326,7 @@ def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
     said = _said(block_text(block), reading)
     titled = _said(cand.lead, reading)
     path = _said(PATH_SEP.join(cand.path), reading)
-    typed = bool(asked.types) and any(shows_type(t, block.text) for t in asked.types)
+    typed = bool(asked.types) and any(_shows(t, block.text) for t in asked.types)
     beyond = asked.terms - asked.subject
     if asked.subject and beyond and not (said | path) & beyond and not typed:
         return 0.0  # it names the product asked about, and nothing that is asked of it
@@ -334,6 +345,27 @@ def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
     if cand.blocks[k].text.rstrip().endswith(":") and _leads_into(cand, k) and not asked.steps:
         score *= LEAD_IN_FACTOR  # "… the API returns:" is said whole by a statement on a tie
     return score / asked.total / (1 + RANK_DECAY * cand.rank)
+
+
+def _paired(asked: _Asked, block: Block, reading: Reading) -> float:
+    """The weight of the question's term pairs the block says in the same order, each pair by
+    its rarer term: between blocks that score alike, the one saying "shared folders" answers a
+    question about shared folders over one saying "shared" and "folders" apart."""
+    said = _pairs(block_text(block), reading)
+    return sum(
+        max(asked.weights.get(a, 0.0), asked.weights.get(b, 0.0))
+        for a, b in asked.pairs & said
+        if a in asked.terms and b in asked.terms
+    )
+
+
+def _shows(kind: str, text: str) -> bool:
+    """The text holds a value of the asked kind; a count may be written out ("only one", "un
+    seul", the lexicons' `shows.quantity`) where `shows_type` looks for digits."""
+    return shows_type(kind, text) or (kind == "quantity" and bool(_COUNTED.search(text)))
+
+
+_COUNTED = matcher("shows.quantity")
 
 
 def _instructs(text: str, reading: Reading) -> bool:
@@ -386,7 +418,7 @@ def choices(
     out = [_grown(asked, cand, k, best, reading)]
     if out[0].rows or cand.blocks[k].kind != "paragraph":
         return out  # a list, table or code answers whole
-    if asked.types and any(shows_type(t, _quoted(out[0])) for t in asked.types):
+    if asked.types and any(_shows(t, _quoted(out[0])) for t in asked.types):
         return out  # the value asked for, in its sentence
     words = _words(out[0])
     # what the best section's headings name of the question: another section must say it too
@@ -416,7 +448,7 @@ def _ranked(asked: _Asked, cands: Sequence[Candidate], reading: Reading) -> list
             for c in cands
             for k in range(len(c.blocks))
         ),
-        key=lambda s: s[:3],
+        key=lambda s: (round(s[0], 9), _paired(asked, s[3].blocks[s[4]], reading), *s[1:3]),
         reverse=True,
     )
     if not asked.steps or not scored or scored[0][0] <= 0:
@@ -534,7 +566,7 @@ def _sentences_of(
         return ()
     scored = [(asked.cover(_terms(s, reading)), -i) for i, s in enumerate(parts)]
     if asked.types:
-        typed = [i for i, s in enumerate(parts) if any(shows_type(t, s) for t in asked.types)]
+        typed = [i for i, s in enumerate(parts) if any(_shows(t, s) for t in asked.types)]
         if typed:
             i = max(typed, key=lambda i: scored[i])
             return (parts[i],)
@@ -583,7 +615,7 @@ def _rows(asked: _Asked, cand: Candidate, table: Block, reading: Reading) -> tup
     weight = {t: math.log(len(rows) / n) for t, n in held.items() if n}
     scores = [
         sum(weight.get(t, 0.0) for t in r)
-        + (1.0 if any(shows_type(t, " ".join(row)) for t in asked.types) else 0.0)
+        + (1.0 if any(_shows(t, " ".join(row)) for t in asked.types) else 0.0)
         for r, row in zip(said, rows, strict=True)
     ]
     top = max(scores, default=0.0)
