@@ -296,3 +296,21 @@ def test_a_raw_html_heading_on_its_own_line_heads_a_section() -> None:
     sections = build_sections("Filters", out)
     assert any(list(s.path[-1:]) == ["Filter a whole network"] for s in sections), sections
     assert "<" not in out, out
+
+
+def test_a_definition_lists_terms_head_sections_under_their_heading() -> None:
+    """An FAQ written as `<dl>`: each `<dt>` question heads a section one level below the heading
+    it sits under, and its `<dd>` answer is that section's text, not one run-on page."""
+    source = (
+        "## Questions\n\n<dl>\n<dt id='move'>How do I move my library to a new computer?</dt>\n"
+        "<dd>Copy the library folder.\n\n- Linux: ~/.local/share/app/library\n</dd>\n\n"
+        "<dt>Can I print a page?\n</dt>\n<dd>No, printing is not supported.</dd>\n</dl>\n"
+    )
+    out = normalise(source)
+    assert "### How do I move my library to a new computer?" in out, out
+    assert "### Can I print a page?" in out and "<" not in out, out
+    sections = build_sections("FAQ", out)
+    by_path = {" › ".join(s.path): s for s in sections}
+    moving = by_path["Questions › How do I move my library to a new computer?"]
+    text = " ".join(b.text for b in moving.blocks)
+    assert "Copy the library folder" in text and "printing" not in text, text

@@ -91,6 +91,9 @@ _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:[ \t]*(.*)$")
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")  # definitions were consumed as blocks
 _HIGHLIGHT = re.compile(r"==(?=\S)(.+?)(?<=\S)==")
 _HTML_HEADING = re.compile(r"^\s*<h([1-6])\b[^>]*>(.*?)</h\1\s*>\s*$", re.IGNORECASE)
+# a definition list's term opening its line (closed there or on a later line): an FAQ's
+# question, a glossary's word
+_HTML_TERM = re.compile(r"^\s*<dt\b[^>]*>(.*?)(?:</dt\s*>)?\s*$", re.IGNORECASE)
 _TAG = re.compile(r"</?([A-Za-z][\w.:-]*)(?:\s(?:[^<>{}]|\{[^{}]*\})*)?/?>")
 _LIST_OR_QUOTE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>)\s")
 _SPACE_BEFORE_PUNCT = re.compile(r"(?<=\S)[ \t]+([.,;:!?)])(?=\s|$)")
@@ -568,7 +571,7 @@ def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> s
         line = _WIKILINK.sub(partial(_wikilink_match, ctx=ctx, plain=is_heading), line)
         line = _HIGHLIGHT.sub(r"\1", _ATTR_LIST.sub("", _ICON.sub("", line)))
         line = _FOOTNOTE_REF.sub("", line)
-        line = _tags(line, ctx)
+        line = _tags(line, ctx, level)
         line = ICON.sub("", line)
         if ctx.links is not None:
             line = _LINK.sub(partial(_link, ctx=ctx, plain=is_heading), line)
@@ -584,9 +587,11 @@ def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> s
     return _restore(text, spans)
 
 
-def _tags(line: str, ctx: _Context) -> str:
+def _tags(line: str, ctx: _Context, level: int = 1) -> str:
     """Drop HTML/JSX tags, keep their text. A self-closing component with a text prop
-    (`<Key k="ctrl" />`) becomes that text; other empty components vanish, counted."""
+    (`<Key k="ctrl" />`) becomes that text; other empty components vanish, counted. An HTML
+    heading heads a section at its level, and a definition list's term (`<dt>`, an FAQ's
+    question) one below the heading it sits under (`level`), its `<dd>` then its section."""
 
     def repl(m: re.Match[str]) -> str:
         tag = m.group(0)
@@ -604,6 +609,9 @@ def _tags(line: str, ctx: _Context) -> str:
     if heading := _HTML_HEADING.match(line):  # "<h3>Limits</h3>" heads a section as "### Limits"
         text = _tags(heading.group(2), ctx).strip()
         return f"{'#' * int(heading.group(1))} {text}" if text else ""
+    if term := _HTML_TERM.match(line):
+        text = _tags(term.group(1), ctx).strip()
+        return f"{'#' * min(level + 1, 6)} {text}" if text else ""
     replaced = _TAG.sub(repl, line)
     return replaced if replaced.strip() else ""
 
