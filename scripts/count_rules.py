@@ -13,7 +13,8 @@ remains of the word-reading modules listed in `LAYER`. Counted by reading the so
 - `words`: string constants that are a word or short phrase (letters, no digits) listed in a set,
   list, tuple or dict, plus the words of `"..." .split()` literals.
 
-The ratchet test (tests/language/test_ratchet.py) fails when any count rises above its ceiling.
+The ratchet test (tests/language/test_language_ratchet.py) fails when any count rises above its
+ceiling.
 """
 
 from __future__ import annotations

@@ -28,7 +28,8 @@ class Identifiers:
         }
         self._skus = {p.sku.casefold(): p.sku for p in tenant.products if p.sku}
         names = {a.casefold(): p.name for p in tenant.products for a in (p.name, *p.aliases)}
-        self._product_names = names
+        # each product alias and name, case-folded, with the product's own name
+        self.product_names: Mapping[str, str] = names
         self._products = (
             re.compile(
                 r"(?<![\w-])("
@@ -42,33 +43,23 @@ class Identifiers:
 
     def products(self, text: str) -> list[tuple[int, str]]:
         """(position, canonical product name) for each product the text names."""
-        if self._products is None:
-            return []
-        return [
-            (m.start(), self._product_names[m.group(1).casefold()])
-            for m in self._products.finditer(text)
-        ]
+        return [(start, name) for start, _, name in self.product_spans(text)]
 
     def product_spans(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, canonical product name) for each product the text names."""
         if self._products is None:
             return []
         return [
-            (m.start(1), m.end(), self._product_names[m.group(1).casefold()])
+            (m.start(1), m.end(), self.product_names[m.group(1).casefold()])
             for m in self._products.finditer(text)
         ]
-
-    @property
-    def product_names(self) -> Mapping[str, str]:
-        """Each product alias and name, case-folded, with the product's own name."""
-        return self._product_names
 
     def with_product_names(self, text: str) -> str:
         """The text with each product alias as the product's own name ("Raumpanel" -> "Room
         Panel"): the name the exemplars use, whatever language the customer wrote in."""
         if self._products is None:
             return text
-        return self._products.sub(lambda m: self._product_names[m.group(1).casefold()], text)
+        return self._products.sub(lambda m: self.product_names[m.group(1).casefold()], text)
 
     def example(self, kind: IdentifierKind) -> str:
         fmt = self._formats.get(kind)

@@ -10,23 +10,18 @@ from pathlib import Path
 
 import yaml
 
-# Characters that render as nothing (or only as a break hint) and so can hide inside a word.
-INVISIBLE = frozenset(
-    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e"
-    "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-    "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\u206a\u206b\u206c\u206d\u206e\u206f"
-    "\u3164\ufe00\ufe01\ufe02\ufe03\ufe04\ufe05\ufe06\ufe07\ufe08\ufe09\ufe0a\ufe0b\ufe0c"
-    "\ufe0d\ufe0e\ufe0f\ufeff\uffa0"
-)
 
-# Cyrillic and Greek letters drawn like a Latin letter, look-alike → Latin (a data file).
-CONFUSABLES: dict[str, str] = {
-    alike: latin
-    for latin, alikes in yaml.safe_load(
-        Path(__file__).with_name("confusables.yaml").read_text(encoding="utf-8")
-    ).items()
-    for alike in str(alikes).split()
-}
+def _data(name: str) -> dict[str, str]:
+    data: dict[str, str] = yaml.safe_load(Path(__file__).with_name(name).read_text("utf-8"))
+    return data
+
+
+# Characters that render as nothing (or only as a break hint) and so can hide inside a word.
+INVISIBLE = frozenset(chr(int(c, 16)) for c in _data("invisible.yaml")["invisible"].split())
+# Cyrillic and Greek letters drawn like a Latin letter, look-alike → Latin (a data file); a
+# look-alike that NFKC turns into another letter (Greek lunate sigma `ϲ` → `ς`) folds as well
+_ALIKE = {a: latin for latin, alikes in _data("confusables.yaml").items() for a in alikes.split()}
+CONFUSABLES = _ALIKE | {unicodedata.normalize("NFKC", a): latin for a, latin in _ALIKE.items()}
 
 # One-letter words that may stand in front of a spaced-out word: lower case, and only where it
 # follows a word as an article would ("want a r e f u n d"). At the start, or in capitals, the
@@ -34,14 +29,6 @@ CONFUSABLES: dict[str, str] = {
 ONE_LETTER_WORDS = frozenset({"a", "à", "y"})
 _AFTER_WORD = re.compile(r"[^\W_] $")
 
-# a look-alike that NFKC turns into another letter (Greek lunate sigma `ϲ` → `ς`) folds as well
-CONFUSABLES.update(
-    {
-        unicodedata.normalize("NFKC", alike): latin
-        for alike, latin in list(CONFUSABLES.items())
-        if unicodedata.normalize("NFKC", alike) != alike
-    }
-)
 _WORD = re.compile(r"[^\W_]+")
 _TABLE = str.maketrans(CONFUSABLES)
 _INVISIBLE = str.maketrans(dict.fromkeys(INVISIBLE))

@@ -26,8 +26,6 @@ FUNCTION_LISTS = (
     "query_stopwords",
     "shape_words",
 )
-# the message's own embedding weighs this much beside its skeleton's: the best leave-one-out
-# accuracy on the rows (python -m scripts.studies.shape_weight)
 
 
 class ShapeRow(NamedTuple):

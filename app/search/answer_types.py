@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from app.language.lexicon import alternation, matcher
+from app.language.lexicon import alternation, matcher, phrases
 from app.language.synonyms import EMPTY, SynonymTable, covered_terms
 from app.language.text import TOKEN, content_terms, is_code, term_set
 
@@ -53,8 +53,7 @@ def asks_for_steps(question: str) -> bool:
 
 
 _HOW_LONG = re.compile(r"\bhow\s+long\b", re.IGNORECASE)
-DURATION_FRAME_WORDS = "long take takes taking took"
-_DURATION_FRAME = frozenset(content_terms(DURATION_FRAME_WORDS))
+_DURATION_FRAME = frozenset(content_terms(" ".join(phrases("asks.duration_frame"))))
 
 
 def frame_terms(question: str) -> frozenset[str]:

@@ -56,8 +56,8 @@ class ChatModel(Protocol):
 # which words can be the thing a pronoun means: language data (app/language/lexicon/en.yaml)
 _STOP: Final = word_set("en", "reference_stopwords")
 _DETERMINERS: Final = word_set("en", "determiners")
-_VAGUE_HEADS: Final = word_set("en", "vague_heads")
-_MEASURE_HEADS: Final = word_set("en", "measure_heads")
+# heads that name no thing: vague ("the different types") or a measure ("the price of it")
+_NOT_A_THING: Final = word_set("en", "vague_heads") | word_set("en", "measure_heads")
 _VERBS: Final = word_set("en", "phrase_verbs")
 _CLAUSE_ADVERBS: Final = word_set("en", "clause_adverbs")
 _AUX_BEFORE_ITS: Final = word_set("en", "aux_before_its")
@@ -67,15 +67,7 @@ _NOUN_OR_VERB: Final = word_set("en", "noun_or_verb")
 _LOOSE_MODIFIERS: Final = word_set("en", "loose_modifiers")
 _AFTER_DEMONSTRATIVE: Final = word_set("en", "after_demonstrative")
 _PRONOUN = re.compile(rf"\b({alternation('pronoun')})\b", re.I)  # lexicon rows
-# an "it" that stands for no thing: "is it possible", "is it free to cancel?" (about cancelling;
-# "is it free?" is about a thing named before), "it seems", "how long will it take for…"
-_DUMMY_IT = re.compile(
-    r"\b(?:(?:is|was|will) it(?: be)?|it(?: is|'s| was)) (?:possible|ok|okay|fine|true|too late|"
-    r"likely|better|(?:normal|safe|necessary|worth|allowed|required|mandatory|free) "
-    r"(?:to|that|if|when|for|because))\b|\bit (?:seems|looks like|turns out|says|said)\b|"
-    r"\bit (?:takes?|took) (?:for|to|until|before)\b",
-    re.IGNORECASE,
-)
+_DUMMY_IT = matcher("dummy_it")  # "is it possible", "it seems": an "it" that stands for no thing
 
 
 def _tokens(text: str) -> list[str]:
@@ -163,11 +155,6 @@ def _noun_phrases(text: str) -> list[str]:
     return phrases
 
 
-def _a_thing(phrase: str) -> bool:
-    """A phrase whose head names a thing: not vague ("types"), not a measure ("the price")."""
-    return phrase.split()[-1].lower() not in _VAGUE_HEADS | _MEASURE_HEADS
-
-
 def subject_of(question: str, ids: Identifiers | None = None) -> str | None:
     """What a question is about, in its own words: an identifier, a tenant product, a named
     determiner phrase, a name, a determiner phrase, in that order; else None (no guess)."""
@@ -175,7 +162,7 @@ def subject_of(question: str, ids: Identifiers | None = None) -> str | None:
     idents = ids.values(question)
     if idents:
         return idents[0]
-    phrases = [p for p in _noun_phrases(question) if _a_thing(p)]
+    phrases = [p for p in _noun_phrases(question) if p.split()[-1].lower() not in _NOT_A_THING]
     products = ids.product_spans(question)
     if products:
         start, end, _ = products[0]
@@ -242,10 +229,10 @@ def _has_own_subject(message: str, before: int, ids: Identifiers, pronoun: str =
     return False
 
 
-def _leans_on_context(question: str, ids: Identifiers) -> bool:
-    """The question has a pronoun pointing outside it (nothing in it can be the referent)."""
+def _outside_pronoun(question: str, ids: Identifiers) -> re.Match[str] | None:
+    """The question's pronoun that points outside it (nothing in it can be the referent)."""
     m = _pronoun_at(question)
-    return m is not None and not _has_own_subject(question, m.start(), ids, m.group(1))
+    return None if m is None or _has_own_subject(question, m.start(), ids, m.group(1)) else m
 
 
 def _plural(phrase: str) -> bool:
@@ -289,8 +276,8 @@ def with_previous_subject(
     carry, it is already named, or the message names a name of its own."""
     if not previous_message.strip() or entity_spans(message):
         return None
-    phrases = sorted(topic_phrases(previous_message), key=lambda p: -len(p.split()))
-    subject = subject_of(previous_message, ids) or next(iter(phrases), None)
+    longest = max(topic_phrases(previous_message), key=lambda p: len(p.split()), default=None)
+    subject = subject_of(previous_message, ids) or longest
     if not subject or subject.lower() in message.lower():
         return None
     return _attach(message, subject)
@@ -364,12 +351,12 @@ def resolve_followup(message: str, previous: str | None, ids: Identifiers | None
         head = f"{text[: measure.start()]}{measure.group('aux')} it {verb}"
         return Rewrite(f"{head} to {done.group('x')}?", "action")
 
-    m = _pronoun_at(text)
-    if m is None or _has_own_subject(text, m.start(), ids, m.group(1)):
+    m = _outside_pronoun(text, ids)
+    if m is None:
         return Rewrite(text, None)
     # a question that itself leans on an unresolved pronoun ("what is it called outside the
     # USA?") is about the same thing as this one: its other nouns are not the referent
-    referent = None if _leans_on_context(previous, ids) else subject_of(previous, ids)
+    referent = None if _outside_pronoun(previous, ids) else subject_of(previous, ids)
     if referent and _agrees(m.group(1), referent, ids) and referent.lower() not in text.lower():
         return Rewrite(_replace_pronoun(text, m, referent), "pronoun")
     return Rewrite(text, None)
@@ -490,10 +477,8 @@ def carry_first_topic(
     when the topic agrees with it; else None."""
     text = message.strip()
     ids = ids or generic_identifiers()
-    m = _pronoun_at(text)
+    m = _outside_pronoun(text, ids)
     if m is None or m.group(1).lower() not in _TOPIC_PRONOUNS:
-        return None
-    if _has_own_subject(text, m.start(), ids, m.group(1)):
         return None
     topic = conversation_topic(text, earlier)
     if topic is None or not _agrees(m.group(1), topic, ids):
@@ -513,17 +498,16 @@ _LEADING_MARKERS = re.compile(
     rf"^(?:(?:(?:{_CONNECTIVE})(?![\w'’-])[\s,.!:;-]*)|(?:(?:{_INTERJECTION})\s*[,.!:;-]+\s*))+",
     re.IGNORECASE,
 )
-MIN_TRIMMED_WORDS: Final = TUNING.trimmed_min_words
 
 
 def trim_discourse_markers(text: str) -> str:
     """`text` without its leading acknowledgments and connectives (capitalised), when at least
-    `MIN_TRIMMED_WORDS` words remain; else unchanged."""
+    `TUNING.trimmed_min_words` words remain; else unchanged."""
     m = _LEADING_MARKERS.match(text)
     if m is None or m.end() == 0:
         return text
     rest = text[m.end() :].strip()
-    if len(rest.split()) < MIN_TRIMMED_WORDS:
+    if len(rest.split()) < TUNING.trimmed_min_words:
         return text
     return rest[:1].upper() + rest[1:]
 
@@ -552,10 +536,9 @@ def tools_for(
     *,
     own_subscription: bool = False,
     available: frozenset[str] = frozenset(TOOLS),
-    ids: Identifiers | None = None,
+    ids: Identifiers,
 ) -> tuple[str, ...]:
     """Which customer-data tools this turn needs (offline mode), from the classifier's route."""
-    ids = ids or generic_identifiers()
     kinds = {ids.kind_of(i) for i in identifiers}
     tools: list[str] = []
     if "order" in kinds:
@@ -847,10 +830,8 @@ def carry_tools(
     )
 
 
-# order states with nothing left to track; any other (processing, on hold…) is under way
-SETTLED_ORDER_STATUSES: Final = frozenset(
-    {"delivered", "returned", "canceled", "cancelled", "refunded", "completed"}
-)
+# order states with nothing left to track (lexicon data); any other is under way
+SETTLED_ORDER_STATUSES: Final = word_set("en", "settled_order_statuses")
 # a question about several orders ("my recent orders", "alle Bestellungen") wants the list
 _SEVERAL_ORDERS: Final = matcher("order.several")
 

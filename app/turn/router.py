@@ -22,6 +22,7 @@ from app.language.shapes import REQUEST, ShapeRow, features, shape_rows, skeleto
 from app.language.spelling import Speller
 from app.language.utterance import asks_for_information, first_person
 from app.providers.embeddings.base import Embedder
+from app.providers.embeddings.local_minilm import dictionary_words
 from app.providers.errors import ProviderError
 from app.safety.screen import AI_ADDRESSED, instruction_reasons
 from app.tenant import POLICY_INTENTS, SENTIMENTS, Tenant, generic_tenant
@@ -260,7 +261,7 @@ class Router:
         self._subscription = tuple(tool_exemplars.get("lookupSubscription", ()))
         exemplar_texts = [t for ts in (*self._intents.values(), self._subscription) for t in ts]
         self.speller = Speller(
-            exemplar_texts, _default_dictionary() if dictionary is None else dictionary
+            exemplar_texts, dictionary_words() if dictionary is None else dictionary
         )
         self._shape_rows = shape_rows() if shapes is None else tuple(shapes)
         self._models: _Models | None = None
@@ -375,19 +376,15 @@ class Router:
         own_subscription = own_subscription and shape != "question_where_to_find"
 
         intent, score, rule = self._apply_rules(text, self._decide(probs, text, shape))
-        mood = lexicon_sentiment(text)
-        if mood is not None:
-            sentiment, sentiment_rule = mood
-        else:
-            sentiment, sentiment_rule = self._mood(models.moods, query), None
+        mood = lexicon_sentiment(text)  # the model's reading only when no lexicon rule decides
+        sentiment, sentiment_rule = mood or (self._mood(models.moods, query), None)
         return RouteDetail(intent, score, sentiment, rule, sentiment_rule, top, own_subscription)
 
     def _rules_only(self, text: str) -> RouteDetail:
         """A route without an embedding: the rules' intent and mood, else `other` and neutral
         (score 0, so nothing downstream mistakes it for a confident classification)."""
         intent, score, rule = self._apply_rules(text, None)
-        mood = lexicon_sentiment(text)
-        sentiment, sentiment_rule = mood if mood is not None else ("neutral", None)
+        sentiment, sentiment_rule = lexicon_sentiment(text) or ("neutral", None)
         return RouteDetail(intent, score, sentiment, rule, sentiment_rule, ())
 
     def _apply_rules(
@@ -516,13 +513,6 @@ _MONEY = _rx(rf"(?<![\w-])(?:[$€£¥]\s?\d[\d,.]*|\d[\d,.]*\s?(?:{alternation(
 def strip_amounts(text: str) -> str:
     """Each money amount as "an amount": a large figure pulls an embedding towards billing."""
     return _MONEY.sub("an amount", text)
-
-
-def _default_dictionary() -> frozenset[str]:
-    """The general dictionary for typo repair: the local embedder's word list when installed."""
-    from app.providers.embeddings.local_minilm import dictionary_words
-
-    return dictionary_words()
 
 
 def _normalise(matrix: Matrix) -> Matrix:
