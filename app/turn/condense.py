@@ -284,22 +284,19 @@ def with_previous_subject(
 
 
 # "do that", "doing it": the pronoun stands for an action, whose words the previous question
-# ("how do I check in to a desk?") supplies
+# ("how do I check in to a desk?") supplies (lexicon `action`)
 _ACTION_ANAPHOR = re.compile(
-    r"\b(?:do|doing)\s+(?:that|it|this|so)\b"
-    r"(?!\s+(?:work|cost|mean|take|need|have|support|come|include)\b)",  # "do it work"
+    rf"\b(?:{alternation('action.anaphor')})\b(?!\s+(?:{alternation('action.not_before')})\b)",
     re.IGNORECASE,
 )
 _ASKED_ACTION = re.compile(
-    r"^\s*(?:and\s+)?(?:how|where|when|why)\s+(?:do|can|could|should|would|will|may)\s+"
-    r"(?:i|we|you|one|people)\s+(?P<x>(?!do\b)[a-z].*?)\s*[?.!]*\s*$",
-    re.IGNORECASE,
+    rf"^\s*(?:{alternation('action.asked')})\s+(?P<x>(?!do\b)[a-z].*?)\s*[?.!]*\s*$", re.I
 )
 # "how long does that take?": things do not take time, actions do, so after "how do I update the
 # firmware?" the pronoun is the update, not the firmware ("what does that cost?" likewise, but
 # "what does it cost?" is more often the thing named)
 _ACTION_MEASURE = re.compile(
-    r"\b(?P<aux>does|do|will|would|did|should|might|could)\s+"
+    rf"\b(?P<aux>{alternation('action.measure_aux')})\s+"
     r"(?:(?:that|this|it)\s+(?P<v>take)|(?:that|this)\s+(?P<c>cost))\b",
     re.IGNORECASE,
 )
