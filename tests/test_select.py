@@ -390,3 +390,38 @@ def test_blocks_that_tie_go_to_the_one_saying_the_question_words_in_its_order() 
     )
     got = select_answer("Do shared folders sync?", passages("Storage", guide)).splitlines()
     assert len(got) == 2 and got[1].startswith("Shared folders: shared folders"), got
+
+
+def test_a_question_naming_a_tables_column_gets_the_table_it_lists() -> None:
+    """A table whose header names what the question asks for (and whose headings do not)
+    lists the answers, over a paragraph under a heading that repeats the question's words."""
+    guide = (
+        "# Reminders\n\n## Mixing intervals\n\n"
+        "Reminder intervals that overlap are hard to read: a daily and a weekly reminder on the "
+        "same task both fire on Mondays, and the task shows twice in the list.\n\n"
+        "## Automatic reminders\n\n"
+        "| Reminder interval | When it fires |\n|---|---|\n| Daily | 9:00 every day |\n"
+        "| Weekly | 9:00 every Monday |\n| Monthly | 9:00 on the 1st |\n"
+    )
+    got = select_answer("Which reminder intervals can I pick?", passages("Reminders", guide))
+    lines = got.splitlines()
+    assert lines[0] == "Reminders › Automatic reminders [3]:", got
+    assert (
+        "| Reminder interval | When it fires |" in lines
+        and "| Monthly | 9:00 on the 1st |" in lines
+    )
+    # a column named by the product the question is about lists nothing asked of it
+    from app.providers.chat.offline import Reading
+
+    guide = (
+        "# Beacon\n\n## Firmware updates\n\n"
+        "Each night the hub looks for firmware and installs it within minutes.\n\n"
+        "## Specifications\n\n"
+        "| Spec | Beacon Hub | Beacon Tag |\n|---|---|---|\n| Radio | Wi-Fi 6 | BLE 5 |\n"
+        "| Battery | none | 2 years |\n"
+    )
+    reading = Reading.of("en", {"Beacon Hub": "Beacon Hub"})
+    got = select_answer(
+        "What's new in Beacon Hub firmware 3.0?", passages("Beacon", guide), reading
+    )
+    assert got.startswith("Beacon › Firmware updates ["), got

@@ -327,6 +327,10 @@ def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
     titled = _said(cand.lead, reading)
     path = _said(PATH_SEP.join(cand.path), reading)
     typed = bool(asked.types) and any(_shows(t, block.text) for t in asked.types)
+    # a table whose column the question names (not the product it is about, nor the headings)
+    # lists what is asked
+    named = _said(" ".join(block.header or []), reading) - path - asked.subject
+    typed = typed or bool(asked.terms & named)
     beyond = asked.terms - asked.subject
     if asked.subject and beyond and not (said | path) & beyond and not typed:
         return 0.0  # it names the product asked about, and nothing that is asked of it
