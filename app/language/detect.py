@@ -12,8 +12,7 @@ from typing import Any, Final
 
 from tuning import TUNING
 
-MIN_SHARE: Final = TUNING.language_min_share  # tuning.py says how each was chosen
-MIN_WORDS: Final = TUNING.language_min_words
+MIN_SHARE: Final = TUNING.language_min_share  # tuning.py says how it and the word minimum were set
 
 
 @functools.cache
@@ -36,7 +35,7 @@ def detect_language(
 ) -> str | None:
     """The language of `text` among `candidates`, or `fallback` when too short or unsure."""
     words = re.sub(r"\S*\d\S*", " ", text)
-    enough = len(re.findall(r"[^\W\d_]{2,}", words)) >= MIN_WORDS
+    enough = len(re.findall(r"[^\W\d_]{2,}", words)) >= TUNING.language_min_words
     shares = language_shares(words, candidates) if enough else {}
     best = max(shares, key=shares.__getitem__, default=None)
     return best if best is not None and shares[best] >= MIN_SHARE else fallback

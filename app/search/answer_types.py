@@ -66,7 +66,8 @@ def frame_terms(question: str) -> frozenset[str]:
 # asks whether a capability exists; the thing named after it is what the answer must be about.
 # Not "work with": the answer usually repeats that verb ("They work on wired Ethernet or Wi-Fi")
 _CAPABILITY = re.compile(
-    rf"^\W*(?:do|does|can|will|is|are)\b[^?.!]*?\b({alternation('asks.capability')})\b",
+    rf"^\W*(?:{alternation('asks.capability_opening')})\b[^?.!]*?"
+    rf"\b({alternation('asks.capability')})\b",
     re.IGNORECASE,
 )
 
