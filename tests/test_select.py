@@ -425,3 +425,24 @@ def test_a_question_naming_a_tables_column_gets_the_table_it_lists() -> None:
         "What's new in Beacon Hub firmware 3.0?", passages("Beacon", guide), reading
     )
     assert got.startswith("Beacon › Firmware updates ["), got
+
+
+def test_a_word_in_camel_case_says_its_parts() -> None:
+    """ "ChromeBook" in a passage says "Chrome": the list naming it answers a question about
+    Chrome over a section that only shares the question's common words."""
+    from app.providers.chat.offline import ENGLISH
+    from app.providers.chat.select import _said
+
+    guide = (
+        "# Notes\n\n## Backups\n\n"
+        "Notes are backed up to your account every night, on every laptop and phone.\n\n"
+        "## Moving to a new computer\n\n"
+        "The notes folder is in a fixed place on each system.\n\n"
+        "- WindowsPC: C:\\Users\\you\\Notes\n- ChromeBook: /home/chronos/notes\n"
+    )
+    got = select_answer("Where are my notes on a Chrome laptop?", passages("Notes", guide))
+    lines = got.splitlines()
+    assert lines[0] == "Notes › Moving to a new computer [3]:", got
+    assert "- ChromeBook: /home/chronos/notes" in lines and "Backups" not in got, got
+    assert {"chrom", "book"} <= _said("ChromeBook", ENGLISH)
+    assert "phon" not in _said("iPhone", ENGLISH)  # a small first letter: one word

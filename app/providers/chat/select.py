@@ -286,11 +286,23 @@ def _pairs(text: str, reading: Reading) -> frozenset[tuple[str, str]]:
 
 @lru_cache(maxsize=16384)
 def _said(text: str, reading: Reading) -> frozenset[str]:
-    """What a passage's text covers: its terms, and the other verbs of each action it names
-    (the language's `equivalent_actions`: "Replacing the batteries" covers "change")."""
-    said = _terms(text, reading)
+    """What a passage's text covers: its terms, those of each word joined in camel case
+    ("MacOS" says "Mac"), and the other verbs of each action it names (the language's
+    `equivalent_actions`: "Replacing the batteries" covers "change")."""
+    said = _terms(text, reading) | terms(" ".join(_camel_parts(text)), reading)
     extra = [g for g in _actions(reading.language) if g & said]
     return said.union(*extra) if extra else said
+
+
+def _camel_parts(text: str) -> list[str]:
+    """The parts of each word written in camel case, split where a capital follows a small
+    letter ("MacOS" → "Mac", "OS"; "iPhone" is one word: a capital starts each part)."""
+    out: list[str] = []
+    for word in text.split():
+        cuts = [i for i in range(1, len(word)) if word[i].isupper() and word[i - 1].islower()]
+        if cuts and word[0].isupper():
+            out += [word[a:b] for a, b in pairwise([0, *cuts, len(word)])]
+    return out
 
 
 @lru_cache(maxsize=8)
