@@ -364,14 +364,15 @@ def test_an_up_to_question_asks_for_the_value_a_list_item_holds() -> None:
     """ "Up to what …" / "jusqu'à quel …" asks a quantity: the list that holds one answers,
     over a section whose heading repeats the question's words and holds no value."""
     guide = (
-        "# Player\n\n## Narration\n\n"
-        "Narration reads the page aloud with the system voices of your computer.\n\n"
-        "## Speech controls\n\n"
-        "- Pause with Ctrl+2.\n- The speed goes from 0.5x to 3x.\n- Words are underlined.\n"
+        "# Viewer\n\n## Photo zoom\n\n"
+        "Photo zoom enlarges the picture around the point you tap, keeping it sharp.\n\n"
+        "## Gestures\n\n"
+        "- Swipe left for the next photo.\n- Pinching sets the magnification from 1x to 8x.\n"
+        "- Double tap resets the view.\n"
     )
-    got = select_answer("Up to what speed does narration go?", passages("Player", guide))
-    assert got.startswith("Player › Speech controls [3]:"), got
-    assert "- The speed goes from 0.5x to 3x." in got, got
+    got = select_answer("Up to what magnification does photo zoom go?", passages("Viewer", guide))
+    assert got.startswith("Viewer › Gestures [3]:"), got
+    assert "- Pinching sets the magnification from 1x to 8x." in got, got
 
 
 def test_blocks_that_tie_go_to_the_one_saying_the_question_words_in_its_order() -> None:
@@ -446,3 +447,26 @@ def test_a_word_in_camel_case_says_its_parts() -> None:
     assert "- ChromeBook: /home/chronos/notes" in lines and "Backups" not in got, got
     assert {"chrom", "book"} <= _said("ChromeBook", ENGLISH)
     assert "phon" not in _said("iPhone", ENGLISH)  # a small first letter: one word
+
+
+def test_a_how_to_is_answered_where_what_it_asks_to_do_is_named() -> None:
+    """Of a section whose heading repeats the question's words and one that says how the
+    thing asked is done ("started" for "start"), the latter answers a how-to."""
+    guide = (
+        "# Recipes\n\n## Kitchen timer settings\n\n"
+        "Offers a silent mode for the kitchen timer and a choice of alarm sounds, and lets the "
+        "timer keep ringing until you dismiss it.\n\n"
+        "## Cooking along\n\n"
+        "A timer is started by tapping the clock icon next to a recipe step.\n"
+    )
+    got = select_answer("How do I start a kitchen timer?", passages("Recipes", guide))
+    assert got.startswith("Recipes › Cooking along [3]:\nA timer is started by tapping"), got
+    # the action's other verbs count (lexicon `equivalent_actions`): "resolve" names "fix"
+    guide = (
+        "# Recipes\n\n## Timer keeps ringing\n\n"
+        "A timer that keeps ringing after you dismiss it shows a red dot on the clock icon.\n\n"
+        "## Stuck alarms\n\n"
+        "Resolve a stuck alarm by closing the recipe and opening it again.\n"
+    )
+    got = select_answer("My timer keeps ringing, how do I fix it?", passages("Recipes", guide))
+    assert got.startswith("Recipes › Stuck alarms [3]:\nResolve a stuck alarm"), got

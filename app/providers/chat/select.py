@@ -9,8 +9,9 @@ else the tree of the passage's own text). Every block of every candidate section
 question's content terms it holds (IDF-weighted over the candidates, stemmed, through the
 tenant's product names and synonyms), the terms its heading path holds, whether it shows a value
 of the answer type asked for (`app.search.answer_types`; a count may be written out) and, for a
-how-to, whether it is a list of steps; the reranker's order weighs each passage, and of blocks
-that score alike the one saying the question's words in its order goes first. The best block is
+how-to, whether it is a list of steps (and, when some block names what the how-to asks to do,
+only the blocks that do); the reranker's order weighs each passage, and of blocks that score
+alike the one saying the question's words in its order goes first. The best block is
 then quoted as its kind reads: a list whole (bounded, the rest pointed to), the table rows the
 question names with their column names (or the table), the sentence holding the asked value, a
 paragraph with its neighbours while they still answer, code with the line that leads into it.
@@ -23,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import pairwise
 from typing import Any
@@ -259,6 +260,7 @@ class _Asked:
     steps: bool
     subject: frozenset[str] = frozenset()  # the tenant's products the question names
     pairs: frozenset[tuple[str, str]] = frozenset()  # its terms said one after the other
+    action: str = ""  # a how-to's action, when a candidate block names it
 
     @property
     def total(self) -> float:
@@ -330,7 +332,26 @@ def _asked(question: str, cands: Sequence[Candidate], reading: Reading) -> _Aske
     # a how-to asks for steps, not a value ("book a desk for next week" asks no duration)
     asked_for = [] if asks_for_steps(question) else asked_types(question)
     types = tuple(t for t in asked_for if t in _VALUE_TYPES)
-    return _Asked(frozenset(asked), weights, types, steps, subject, _pairs(question, reading))
+    action = _action(question, frozenset(asked), cands, reading)
+    pairs = _pairs(question, reading)
+    return _Asked(frozenset(asked), weights, types, steps, subject, pairs, action)
+
+
+def _action(
+    question: str, asked: frozenset[str], cands: Sequence[Candidate], reading: Reading
+) -> str:
+    """What a how-to asks to do: the first word asked from where it asks how ("lance" in
+    "Comment je lance …", "fix" in "… SSO fails, how do we fix it?"), when a candidate block or
+    its headings name it; else ""."""
+    how = _STEPS.search(question)
+    if how is None:
+        return ""
+    words = (t for w in question[how.start() :].split() for t in sorted(terms(w, reading)))
+    first = next((t for t in words if t in asked), "")
+    said = (
+        _said(f"{PATH_SEP.join(c.path)} {block_text(b)}", reading) for c in cands for b in c.blocks
+    )
+    return first if first and any(first in s for s in said) else ""
 
 
 def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
@@ -346,6 +367,8 @@ def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
     beyond = asked.terms - asked.subject
     if asked.subject and beyond and not (said | path) & beyond and not typed:
         return 0.0  # it names the product asked about, and nothing that is asked of it
+    if asked.action and asked.action not in said | path:
+        return 0.0  # a how-to is answered where what it asks to do is named
     score = asked.cover(said | titled) + HEADING_WEIGHT * asked.cover_all(path)
     steps = block.ordered or (block.kind == "tab" and shows_type("procedure", block.text))
     steps = steps or (block.kind == "paragraph" and _instructs(block.text, reading))
@@ -382,6 +405,7 @@ def _shows(kind: str, text: str) -> bool:
 
 
 _COUNTED = matcher("shows.quantity")
+_STEPS = matcher("asks.steps")
 
 
 def _instructs(text: str, reading: Reading) -> bool:
@@ -428,6 +452,9 @@ def choices(
         return []
     asked = _asked(question, cands, reading)
     scored = _ranked(asked, cands, reading)
+    if scored[0][0] <= 0 and asked.action:  # the blocks naming the action answer nothing else
+        asked = replace(asked, action="")
+        scored = _ranked(asked, cands, reading)
     best, _, _, cand, k = scored[0]
     if best <= 0:
         return []
