@@ -15,7 +15,6 @@ from app.turn.escalate import (
     is_breached,
     may_self_serve,
     next_failed_turns,
-    procedure_found,
     settle_self_serve,
     sla_due,
     turn_outcome,
@@ -81,13 +80,6 @@ def test_which_policy_requests_may_be_self_served(
         intent, explicit_request=explicit, person_only=person_only, tuning=TUNING, steps=steps
     )
     assert got is expected
-
-
-def test_a_how_to_may_be_self_served_from_a_weak_passage_a_request_only_from_a_strong_one() -> None:
-    assert procedure_found("strong", steps=False) and procedure_found("strong", steps=True)
-    assert procedure_found("weak", steps=True)  # hedged steps, a person offered
-    assert not procedure_found("weak", steps=False)  # "I'd like a refund": a person grants it
-    assert not procedure_found("none", steps=True)
 
 
 @pytest.mark.parametrize(

@@ -50,7 +50,6 @@ from app.turn.escalate import (
     may_self_serve,
     next_failed_turns,
     policy_escalates,
-    procedure_found,
     settle_self_serve,
     turn_outcome,
 )
@@ -230,14 +229,13 @@ async def _answer(
     )
     tool_results: list[ToolResult] = []
     # a policy request the docs may answer with a self-serve procedure retrieves before deciding
-    how_to = asks_for_steps(user_msg.content)
     self_servable = may_self_serve(
         cond.intent,
         explicit_request=cond.explicit_human_request,
         person_only=tenant.person_only,
         tuning=tuning,
         asked=asks_or_wishes(user_msg.content),
-        steps=how_to,
+        steps=asks_for_steps(user_msg.content),
     )
     if policy_escalates(cond.intent, tuning, tenant.escalate_intents) and not self_servable:
         decision = decide(
@@ -293,9 +291,7 @@ async def _answer(
             failed_turns=failed,
             tuning=tuning,
             tenant_intents=tenant.escalate_intents,
-            self_serve=self_servable
-            and retrieval is not None
-            and procedure_found(retrieval.confidence, how_to),
+            self_serve=self_servable and retrieval is not None and retrieval.confidence == "strong",
         )
 
     passages = list(retrieval.passages) if retrieval else []

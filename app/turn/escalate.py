@@ -33,8 +33,8 @@ class Decision:
         if self.self_serve:
             return (
                 "not escalated: the tenant's docs give a self-serve procedure for this request "
-                "(found with a strong passage, or a weak one for a how-to) and the tenant file "
-                "does not mark it person-only; the reply offers a person"
+                "(found with a strong passage) and the tenant file does not mark it person-only; "
+                "the reply offers a person"
             )
         return {
             None: "no escalation signal fired",
@@ -77,13 +77,6 @@ def may_self_serve(
         and intent not in person_only
         and not explicit_request
     )
-
-
-def procedure_found(confidence: str, steps: bool) -> bool:
-    """Retrieval found what a self-serve reply may give: a strong passage, or for a how-to
-    (`steps`) a weak one too, whose steps are given hedged with the offer of a person (the
-    reply must still show them: `settle_self_serve`)."""
-    return confidence == "strong" or (steps and confidence == "weak")
 
 
 def asks_or_wishes(text: str) -> bool:
