@@ -470,3 +470,20 @@ def test_a_how_to_is_answered_where_what_it_asks_to_do_is_named() -> None:
     )
     got = select_answer("My timer keeps ringing, how do I fix it?", passages("Recipes", guide))
     assert got.startswith("Recipes › Stuck alarms [3]:\nResolve a stuck alarm"), got
+
+
+def test_a_which_setting_question_gets_the_line_leading_into_the_settings_name() -> None:
+    """ "Which setting …" (the lexicons' `asks.setting`) is answered by the block that shows a
+    setting's name as code, with what it leads into, over a list that names the question's
+    words and no setting."""
+    guide = (
+        "# Labels\n\n## Printing labels\n\n"
+        "Labels print on most office printers.\n\n"
+        "- Laser printers: sharp labels, any paper.\n- Inkjet printers: labels may smudge.\n"
+        "- Zebra thermal printers: labels come out blank on the default driver.\n\n"
+        "Thermal printers need raw output, which you turn on in `labels.ini`:\n\n"
+        "`RAW_OUTPUT=yes`\n"
+    )
+    question = "Which setting makes labels print on a Zebra thermal printer?"
+    got = select_answer(question, passages("Labels", guide))
+    assert "RAW_OUTPUT=yes" in got and "Laser printers" not in got, got

@@ -6,17 +6,17 @@ blocks under its heading path).
 
 Each passage stands for one section of its article (the stored section tree, attached by the turn;
 else the tree of the passage's own text). Every block of every candidate section is scored by the
-question's content terms it holds (IDF-weighted over the candidates, stemmed, through the
-tenant's product names and synonyms), the terms its heading path holds, whether it shows a value
-of the answer type asked for (`app.search.answer_types`; a count may be written out) and, for a
-how-to, whether it is a list of steps (and, when some block names what the how-to asks to do,
-only the blocks that do); the reranker's order weighs each passage, and of blocks that score
-alike the one saying the question's words in its order goes first. The best block is
-then quoted as its kind reads: a list whole (bounded, the rest pointed to), the table rows the
-question names with their column names (or the table), the sentence holding the asked value, a
-paragraph with its neighbours while they still answer, code with the line that leads into it.
-Nothing is written that is not in the document except the lead-in (the section's heading path)
-and its citation.
+question's content terms it holds (IDF-weighted over the candidates, stemmed, through the tenant's
+product names and synonyms), the terms its heading path holds, whether it shows a value of the
+answer type asked for (`app.search.answer_types`; a count may be written out; a setting asked for
+is a name written as code) and, for a how-to, whether it is a list of steps (and, when some block
+names what the how-to asks to do, only the blocks that do); the reranker's order weighs each
+passage, and of blocks that score alike the one saying the question's words in its order goes
+first. The best block is then quoted as its kind reads: a list whole (bounded, the rest pointed
+to), the table rows the question names with their column names (or the table), the sentence holding
+the asked value, a paragraph with its neighbours while they still answer, code with the line that
+leads into it. Nothing is written that is not in the document except the lead-in (the section's
+heading path) and its citation.
 """
 
 from __future__ import annotations
@@ -332,6 +332,7 @@ def _asked(question: str, cands: Sequence[Candidate], reading: Reading) -> _Aske
     # a how-to asks for steps, not a value ("book a desk for next week" asks no duration)
     asked_for = [] if asks_for_steps(question) else asked_types(question)
     types = tuple(t for t in asked_for if t in _VALUE_TYPES)
+    types += ("setting",) if _SETTING.search(question) else ()
     action = _action(question, frozenset(asked), cands, reading)
     pairs = _pairs(question, reading)
     return _Asked(frozenset(asked), weights, types, steps, subject, pairs, action)
@@ -401,11 +402,14 @@ def _paired(asked: _Asked, block: Block, reading: Reading) -> float:
 def _shows(kind: str, text: str) -> bool:
     """The text holds a value of the asked kind; a count may be written out ("only one", "un
     seul", the lexicons' `shows.quantity`) where `shows_type` looks for digits."""
+    if kind == "setting":  # a setting's name, written as code ("`DARK_MODE=true`")
+        return text.count("`") >= 2
     return shows_type(kind, text) or (kind == "quantity" and bool(_COUNTED.search(text)))
 
 
 _COUNTED = matcher("shows.quantity")
 _STEPS = matcher("asks.steps")
+_SETTING = matcher("asks.setting")
 
 
 def _instructs(text: str, reading: Reading) -> bool:
