@@ -289,8 +289,9 @@ _ACTION_ANAPHOR = re.compile(
     rf"\b(?:{alternation('action.anaphor')})\b(?!\s+(?:{alternation('action.not_before')})\b)",
     re.IGNORECASE,
 )
+_ACTION_RESULT = matcher("action.result")
 _ASKED_ACTION = re.compile(
-    rf"^\s*(?:{alternation('action.asked')})\s+(?P<x>(?!do\b)[a-z].*?)\s*[?.!]*\s*$", re.I
+    rf"^\s*(?:{alternation('action.asked')})\s+(?P<x>(?!do\b)[^\W\d_].*?)\s*[?.!]*\s*$", re.I
 )
 # "how long does that take?": things do not take time, actions do, so after "how do I update the
 # firmware?" the pronoun is the update, not the firmware ("what does that cost?" likewise, but
@@ -314,13 +315,13 @@ def resolve_followup(message: str, previous: str | None, ids: Identifiers | None
     if not previous or not text:
         return Rewrite(text, None)
     ids = ids or generic_identifiers()
-    bare = _bare_condition(text)
+    bare, done = _bare_condition(text), _ASKED_ACTION.match(previous)
     if bare is not None and opens_as_question(previous):
         # "and if I use SSO?" after "How do I change my password?": the same question under the
         # condition; "what if I lose my phone?" after a how-to keeps its words and the subject
         condition, what_if = bare
         carried = with_previous_subject(text, previous, ids) if what_if else None
-        if carried is not None and _ASKED_ACTION.match(previous):
+        if carried is not None and done:
             return Rewrite(carried, "condition")
         core = previous.strip().rstrip("?.! ")
         if condition.lower() not in core.lower():
@@ -330,23 +331,22 @@ def resolve_followup(message: str, previous: str | None, ids: Identifiers | None
     if action is not None:
         # "how do I do that on the mobile app?": "that" is the previous question's action, not
         # a thing; carry the action when the previous question says it plainly, else nothing
-        done = _ASKED_ACTION.match(previous)
         if done is None or done.group("x").lower() in text.lower():
             return Rewrite(text, None)
         return Rewrite(text[: action.start()] + done.group("x") + text[action.end() :], "action")
 
+    made = done.group("x") if done else ""
+    core, new = text.rstrip("?.! "), bool(made) and made.lower() not in text.lower()
+    if new and _ACTION_RESULT.search(text):
+        # "that file" after "how do I export my notes?" is what the export made: its words join
+        return Rewrite(f"{core} ({made}){text[len(core) :].strip()}", "action")
     measure = _ACTION_MEASURE.search(text)
-    done = _ASKED_ACTION.match(previous)
-    if (
-        measure is not None
-        and done is not None
-        and not text[measure.end() :].strip(" ?.!")  # "… take for the refund?" says what
-        and done.group("x").lower() not in text.lower()
-    ):
-        # "and how long does that take?" → "… does it take to update the firmware …?"
+    if new and measure is not None and not text[measure.end() :].strip(" ?.!"):
+        # "and how long does that take?" → "… does it take to update the firmware …?" (but
+        # "… take for the refund?" says what)
         verb = measure.group("v") or measure.group("c")
         head = f"{text[: measure.start()]}{measure.group('aux')} it {verb}"
-        return Rewrite(f"{head} to {done.group('x')}?", "action")
+        return Rewrite(f"{head} to {made}?", "action")
 
     m = _outside_pronoun(text, ids)
     if m is None:
