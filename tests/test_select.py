@@ -375,24 +375,6 @@ def test_an_up_to_question_asks_for_the_value_a_list_item_holds() -> None:
     assert "- Pinching sets the magnification from 1x to 8x." in got, got
 
 
-def test_blocks_that_tie_go_to_the_one_saying_the_question_words_in_its_order() -> None:
-    """Two blocks under one heading that both hold every word asked: the one that says them
-    together, in the question's order, answers."""
-    guide = (
-        "# Storage\n\n## What syncs\n\n"
-        "Folders: every folder you own syncs, and links to it stay shared with whoever has "
-        "them. Renaming a folder keeps its links, moving it to the bin stops them, and a "
-        "restored folder gets new links that you send again. Folders inside a folder follow it, "
-        "and a folder over the size of your plan stops syncing until space is freed.\n\n"
-        "Shared folders: shared folders sync for every member once they accept. A member who "
-        "leaves keeps a copy, the owner keeps the original, and edits made offline are sent "
-        "when the device is back online. The owner can remove a member at any time, and a "
-        "member's changes stay in the version history for thirty days.\n"
-    )
-    got = select_answer("Do shared folders sync?", passages("Storage", guide)).splitlines()
-    assert len(got) == 2 and got[1].startswith("Shared folders: shared folders"), got
-
-
 def test_a_question_naming_a_tables_column_gets_the_table_it_lists() -> None:
     """A table whose header names what the question asks for (and whose headings do not)
     lists the answers, over a paragraph under a heading that repeats the question's words."""

@@ -11,7 +11,7 @@ product names and synonyms), the terms its heading path holds, whether it shows 
 answer type asked for (`app.search.answer_types`; a count may be written out; a setting asked for
 is a name written as code) and, for a how-to, whether it is a list of steps (and, when some block
 names what the how-to asks to do, only the blocks that do); the reranker's order weighs each
-passage, and of blocks that score alike the one saying the question's words in its order goes
+passage, and of blocks that score alike the higher-ranked passage's, then the earlier block, goes
 first. The best block is then quoted as its kind reads: a list whole (bounded, the rest pointed
 to), the table rows the question names with their column names (or the table), the sentence holding
 the asked value, a paragraph with its neighbours while they still answer, code with the line that
@@ -259,7 +259,6 @@ class _Asked:
     types: tuple[str, ...]
     steps: bool
     subject: frozenset[str] = frozenset()  # the tenant's products the question names
-    pairs: frozenset[tuple[str, str]] = frozenset()  # its terms said one after the other
     action: str = ""  # a how-to's action, when a candidate block names it
 
     @property
@@ -277,13 +276,6 @@ class _Asked:
 @lru_cache(maxsize=16384)
 def _terms(text: str, reading: Reading) -> frozenset[str]:
     return frozenset(terms(text, reading) | synonym_terms(text, reading))
-
-
-@lru_cache(maxsize=16384)
-def _pairs(text: str, reading: Reading) -> frozenset[tuple[str, str]]:
-    """Each two content terms the text says one right after the other ("shared folders")."""
-    seq = [t for word in text.split() for t in sorted(terms(word, reading))]
-    return frozenset(pairwise(seq))
 
 
 @lru_cache(maxsize=16384)
@@ -334,8 +326,7 @@ def _asked(question: str, cands: Sequence[Candidate], reading: Reading) -> _Aske
     types = tuple(t for t in asked_for if t in _VALUE_TYPES)
     types += ("setting",) if _SETTING.search(question) else ()
     action = _action(question, frozenset(asked), cands, reading)
-    pairs = _pairs(question, reading)
-    return _Asked(frozenset(asked), weights, types, steps, subject, pairs, action)
+    return _Asked(frozenset(asked), weights, types, steps, subject, action)
 
 
 def _action(
@@ -385,18 +376,6 @@ def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
     if cand.blocks[k].text.rstrip().endswith(":") and _leads_into(cand, k) and not asked.steps:
         score *= LEAD_IN_FACTOR  # "… the API returns:" is said whole by a statement on a tie
     return score / asked.total / (1 + RANK_DECAY * cand.rank)
-
-
-def _paired(asked: _Asked, block: Block, reading: Reading) -> float:
-    """The weight of the question's term pairs the block says in the same order, each pair by
-    its rarer term: between blocks that score alike, the one saying "shared folders" answers a
-    question about shared folders over one saying "shared" and "folders" apart."""
-    said = _pairs(block_text(block), reading)
-    return sum(
-        max(asked.weights.get(a, 0.0), asked.weights.get(b, 0.0))
-        for a, b in asked.pairs & said
-        if a in asked.terms and b in asked.terms
-    )
 
 
 def _shows(kind: str, text: str) -> bool:
@@ -495,7 +474,7 @@ def _ranked(asked: _Asked, cands: Sequence[Candidate], reading: Reading) -> list
             for c in cands
             for k in range(len(c.blocks))
         ),
-        key=lambda s: (round(s[0], 9), _paired(asked, s[3].blocks[s[4]], reading), *s[1:3]),
+        key=lambda s: (round(s[0], 9), *s[1:3]),
         reverse=True,
     )
     if not asked.steps or not scored or scored[0][0] <= 0:
