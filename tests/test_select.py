@@ -469,3 +469,20 @@ def test_a_which_setting_question_gets_the_line_leading_into_the_settings_name()
     question = "Which setting makes labels print on a Zebra thermal printer?"
     got = select_answer(question, passages("Labels", guide))
     assert "RAW_OUTPUT=yes" in got and "Laser printers" not in got, got
+
+
+def test_a_how_to_whose_action_only_its_page_title_names_gets_the_steps() -> None:
+    """The page is about the action ("Resetting your passcode"); its steps name only what you
+    click. Another section names the action in passing: the steps still answer."""
+    guide = (
+        "## Choose a new passcode\n\n"
+        "1. On the sign-in screen, tap Forgot passcode.\n"
+        "2. Enter your email address and tap Send.\n"
+        "3. Open the email and pick a new passcode.\n\n"
+        "## The email does not arrive\n\n"
+        "Wait two minutes and check your spam folder. An admin can also send you a reset link "
+        "from the members page.\n"
+    )
+    got = select_answer("How do I reset my passcode?", passages("Resetting your passcode", guide))
+    assert got.startswith("Resetting your passcode › Choose a new passcode"), got
+    assert "1. On the sign-in screen, tap Forgot passcode." in got, got

@@ -340,9 +340,7 @@ def _action(
         return ""
     words = (t for w in question[how.start() :].split() for t in sorted(terms(w, reading)))
     first = next((t for t in words if t in asked), "")
-    said = (
-        _said(f"{PATH_SEP.join(c.path)} {block_text(b)}", reading) for c in cands for b in c.blocks
-    )
+    said = (_said(f"{c.lead} {block_text(b)}", reading) for c in cands for b in c.blocks)
     return first if first and any(first in s for s in said) else ""
 
 
@@ -359,8 +357,8 @@ def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
     beyond = asked.terms - asked.subject
     if asked.subject and beyond and not (said | path) & beyond and not typed:
         return 0.0  # it names the product asked about, and nothing that is asked of it
-    if asked.action and asked.action not in said | path:
-        return 0.0  # a how-to is answered where what it asks to do is named
+    if asked.action and asked.action not in said | titled:
+        return 0.0  # a how-to is answered where what it asks to do is named (its page's title too)
     score = asked.cover(said | titled) + HEADING_WEIGHT * asked.cover_all(path)
     steps = block.ordered or (block.kind == "tab" and shows_type("procedure", block.text))
     steps = steps or (block.kind == "paragraph" and _instructs(block.text, reading))
