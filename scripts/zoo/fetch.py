@@ -42,6 +42,7 @@ class Site:
     docs: str
     generator: str
     language: str
+    conf: str = ""  # one more file exported into the docs root (a Sphinx project's conf.py)
 
 
 def load_sites(path: Path = SITES) -> list[Site]:
@@ -82,7 +83,12 @@ def _from_mirror(site: Site, git_dir: Path, dest: Path) -> int:
     cmd = ["git", "--git-dir", str(git_dir), "archive", "--format=tar", site.commit, site.docs]
     tar = subprocess.run(cmd, capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
-        return _extract(archive, site.docs.rstrip("/") + "/", dest)
+        count = _extract(archive, site.docs.rstrip("/") + "/", dest)
+    if site.conf:
+        cmd = ["git", "--git-dir", str(git_dir), "show", f"{site.commit}:{site.conf}"]
+        data = subprocess.run(cmd, capture_output=True, check=True).stdout
+        (dest / Path(site.conf).name).write_bytes(data)
+    return count
 
 
 def _from_github(site: Site, dest: Path) -> int:
@@ -97,7 +103,11 @@ def _from_github(site: Site, dest: Path) -> int:
         ) from exc
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
         top = archive.getmembers()[0].name.split("/", 1)[0]
-        return _extract(archive, f"{top}/{site.docs.rstrip('/')}/", dest)
+        count = _extract(archive, f"{top}/{site.docs.rstrip('/')}/", dest)
+        conf = archive.extractfile(f"{top}/{site.conf}") if site.conf else None
+        if conf is not None:
+            (dest / Path(site.conf).name).write_bytes(conf.read())
+        return count
 
 
 def export(site: Site, cache: Path = CACHE) -> Path:
