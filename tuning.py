@@ -277,10 +277,6 @@ class Tuning:
     # the `sentence` feature reads the top N passages' sentences (AUC flat beyond 3; ~25 embeds)
     answer_sentence_passages: int = 3
     answer_sentence_coverage: float = 0.3  # cos + w·term coverage: AUC flat above 0.2
-    # a follow-up left as written is also matched after the previous message's last N words;
-    # 0 (off): the search reads the previous message now (search_context_words), and with the
-    # band reading it too `make fit` chose strong 0.70 (docs/evaluation.md)
-    answer_sentence_context_words: int = 0
 
     # --- answers: the offline answerer's block selection (issue 38) ---
     answer_selection: AnswerSelection = AnswerSelection()  # how an offline reply quotes a section

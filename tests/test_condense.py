@@ -28,7 +28,7 @@ from app.turn.condense import (
     trim_discourse_markers,
     with_previous_subject,
 )
-from app.turn.router import Router
+from app.turn.router import RouteDetail, Router
 
 SEED_TENANT = load_tenant(_Path(__file__).resolve().parent.parent / "seed")
 INTENT_EXEMPLARS = SEED_TENANT.training_exemplars()
@@ -288,6 +288,34 @@ async def test_a_topic_fragment_is_searched_as_written(router: Router) -> None:
 
 
 # --- offline condensation --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("top", "intent"),
+    [
+        # read as an order question, but it names no order: the router's next reading
+        ((("order_status", 0.6), ("troubleshooting", 0.2), ("how_to", 0.1)), "troubleshooting"),
+        # a person-only intent or an acknowledgment is never taken as second best
+        ((("order_status", 0.6), ("refund_request", 0.3), ("feature_question", 0.1)),
+         "feature_question"),
+        ((("order_status", 0.6), ("acknowledgment", 0.3), ("account", 0.1)), "account"),
+        ((("order_status", 0.8), ("cancellation", 0.1), ("acknowledgment", 0.1)), "how_to"),
+    ],
+)  # fmt: skip
+async def test_an_order_reading_that_names_no_order_takes_the_next_reading(
+    router: Router, monkeypatch: pytest.MonkeyPatch, top: tuple[tuple[str, float], ...], intent: str
+) -> None:
+    async def route(text: str) -> RouteDetail:
+        return RouteDetail(top[0][0], top[0][1], "neutral", None, None, top)
+
+    monkeypatch.setattr(router, "route", route)
+    message = "The screen keeps a faint copy of the last picture"
+    c = await condense(message, [], chat_model=None, router=router, prev_standalone=None)
+    assert c.intent == intent, c
+    named = await condense(
+        "Where is ORD-1042?", [], chat_model=None, router=router, prev_standalone=None
+    )
+    assert named.intent == "order_status"  # an order reference keeps the order reading
 
 
 async def test_empty_message(router: Router) -> None:

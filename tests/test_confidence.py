@@ -238,31 +238,6 @@ def test_context_query(
     assert context_query(question, message, previous, max_words) == expected
 
 
-@pytest.mark.parametrize(
-    ("question_vector", "context_vector", "expected"),
-    [
-        # per sentence, the higher cosine of the two readings, + 0.5 × coverage (1/2 for each)
-        ((0.6, 0.8), (1.0, 0.0), 1.0 + 0.25),  # the context matches the first sentence fully
-        ((0.6, 0.8), None, 0.8 + 0.25),  # no context: the question's cosine alone
-        ((0.6, 0.8), (0.8, 0.6), 0.8 + 0.25),  # a context no closer than the question: same
-        ((0.6, 0.8), (1.0, 0.0, 0.0), 0.8 + 0.25),  # a context of another width is ignored
-        ((0.6, 0.8), (-1.0, 0.0), 0.8 + 0.25),  # a worse context never lowers the match
-    ],
-)
-def test_sentence_match_reads_the_question_after_the_previous_message_too(
-    question_vector: tuple[float, ...],
-    context_vector: tuple[float, ...] | None,
-    expected: float,
-) -> None:
-    question = "When did the war end?"  # content terms: war, end
-    first = Sentence("It ended in 1453.", "", (1.0, 0.0))  # holds "end" ("ended" stemmed)
-    second = Sentence("The war began in 1337.", "", (0.0, 1.0))  # holds "war"
-    got = sentence_match(
-        question, question_vector, [first, second], 0.5, context_vector=context_vector
-    )
-    assert got == pytest.approx(expected)
-
-
 def test_the_sentence_feature_moves_the_band() -> None:
     model = AnswerabilityModel(
         version="test-s", intercept=-3.0, weights=MappingProxyType({"sentence": 4.0})

@@ -358,44 +358,6 @@ def test_clean_query_truncates_on_a_word_boundary() -> None:
     assert cut and solid == "x" * 10
 
 
-async def test_the_previous_message_only_ever_raises_the_sentence_match(local: LocalSearch) -> None:
-    """A follow-up the condenser left short is also read after the customer's previous message:
-    the context query is embedded, and the `sentence` feature takes the better reading per
-    sentence, so it can rise and never fall. Without a previous message nothing extra is
-    embedded."""
-
-    # the setting is off by default (the search reads the previous message instead); the
-    # search's own reading is off here so that only the band's changes
-    tuned = dataclasses.replace(TUNED, answer_sentence_context_words=40, search_context_words=0)
-
-    async def sentence(previous: str, embedder: FakeEmbedder) -> float:
-        r = await retrieve(
-            "what does AUTH_302 mean?",
-            "what does AUTH_302 mean?",
-            "pro",
-            "en",
-            backend=local,
-            embedder=embedder,
-            reranker=FakeReranker(),
-            tuning=tuned,
-            now=NOW,
-            previous_message=previous,
-        )
-        return r.confidence_features["sentence"]  # type: ignore[attr-defined,no-any-return]
-
-    alone, followed = FakeEmbedder(), FakeEmbedder()
-    without = await sentence("", alone)
-    with_previous = await sentence("I get it when I sign in with Okta", followed)
-    embedded = [t for call in followed.calls for t in call]
-    assert "I get it when I sign in with Okta what does AUTH_302 mean?" in embedded
-    assert not any(
-        "what does AUTH_302 mean?" in t and t != "what does AUTH_302 mean?"
-        for c in alone.calls
-        for t in c
-    )
-    assert with_previous > without
-
-
 SYNONYMS = SynonymTable((("QKP", "quokkaplan"),))
 
 

@@ -651,9 +651,10 @@ async def condense_offline(
         and not _ORDERISH.search(resolved)
         and _pronoun_at(resolved) is None  # "when will it arrive?": about the last order
     ):
-        # "how long does it take to export my data?" sits near "how long will my order take?"
-        # but names no order, parcel, delivery or product: it asks how something works
-        intent = "how_to"
+        # "how long does it take to export my data?" names no order, parcel or product: the
+        # router's next reading that the docs answer, else it asks how something works
+        asks = (i for i, _ in detail.top if i not in router.escalating and i != "acknowledgment")
+        intent = next((i for i in asks if i != intent), "how_to")
     needs_retrieval = not social and intent != "acknowledgment"
     tools = tools_for(
         standalone,

@@ -27,11 +27,7 @@ model over features of the whole retrieval, fitted on labelled answerable/unansw
                passage's heading). A passage about the right topic scores high on `top`; only
                one that holds the answer has a *sentence* that says what the question asks
                (MT-RAG, rank AUC answerable vs not: 0.85 against 0.80 for `top`, and it holds
-               in each domain; see tuning.py). With `answer_sentence_context_words` above 0,
-               a follow-up the condenser left as written also takes the cosine of the
-               previous message + question with s, the higher of the two. Off since the
-               search itself reads the previous message (`retrieve._with_context`; see
-               docs/evaluation.md). 0 when no sentence could be embedded.
+               in each domain; see tuning.py). 0 when no sentence could be embedded.
 
     answerability = sigmoid(intercept + Σ wᵢ·featureᵢ)
 
@@ -122,24 +118,18 @@ def sentence_match(
     candidates: Sequence[Sentence],
     coverage_weight: float,
     *,
-    context_vector: Sequence[float] | None = None,
     synonyms: SynonymTable = EMPTY,
     language: str = "en",
 ) -> float:
-    """The `sentence` feature: max over candidates of cosine + weight × term coverage. With a
-    `context_vector` (the question read after the previous message, `context_query`), a
-    sentence's cosine is the higher of its cosines with the two; coverage counts the standalone
-    question's terms only. In a German or French corpus (`language`) terms are compared after
-    that language's light stemming as well ("Rechnung" covers "Rechnungen", "finde" covers
-    "finden"): the English suffix rules left them apart, so a German question the German
-    article answers word for word covered half its terms. English is read as before (the
-    model was fitted on English)."""
+    """The `sentence` feature: max over candidates of cosine + weight × term coverage. In a
+    German or French corpus (`language`) terms are compared after that language's light
+    stemming as well ("Rechnung" covers "Rechnungen", "finde" covers "finden"): the English
+    suffix rules left them apart, so a German question the German article answers word for word
+    covered half its terms. English is read as before (the model was fitted on English)."""
     if not candidates or not question_vector:
         return 0.0
     m = np.asarray([c.vector for c in candidates], dtype=np.float64)
     cosines = _cosines(m, question_vector)
-    if context_vector is not None and len(context_vector) == len(question_vector):
-        cosines = np.maximum(cosines, _cosines(m, context_vector))
     terms, stem = fold_terms(subject_terms(question), language)
     best = -1.0
     for c, cosine in zip(candidates, cosines, strict=True):
@@ -247,6 +237,15 @@ def unmentioned(question: str, scored: Scored) -> list[str]:
     return absent
 
 
+def _doubt(question: str, scored: Scored, features: Mapping[str, float]) -> str | None:
+    """Why an answer the model finds strong is not one, or None."""
+    if features["entities"] == 0.0:
+        return "the best passage names none of the question's names"
+    if missing := lacks_asked_value(question, scored.best_text):
+        return f"the best passage states no {missing} and one is asked"
+    return None
+
+
 def answerability(features: Mapping[str, float], model: AnswerabilityModel) -> float:
     z = model.intercept + sum(w * features.get(name, 0.0) for name, w in model.weights.items())
     z = max(-60.0, min(60.0, z))
@@ -300,13 +299,9 @@ def decide(
         return Confidence(band, None, why + note, features)
     p = answerability(features, bands.model)
     floor = bands.passage_floor
-    if p >= bands.strong and top >= floor and features["entities"] == 0.0:
-        why = f"answerability {p:.2f}, but the best passage names none of the question's names"
-        return Confidence("weak", p, why + note, features)
-    missing = lacks_asked_value(question, scored.best_text)
-    if p >= bands.strong and top >= floor and missing:
-        why = f"answerability {p:.2f}, but the best passage states no {missing} and one is asked"
-        return Confidence("weak", p, why + note, features)
+    doubt = _doubt(question, scored, features) if p >= bands.strong and top >= floor else None
+    if doubt:
+        return Confidence("weak", p, f"answerability {p:.2f}, but {doubt}{note}", features)
     if p >= bands.strong and top >= floor:
         return Confidence("strong", p, f"answerability {p:.2f} >= {bands.strong}{note}", features)
     if p >= bands.weak:

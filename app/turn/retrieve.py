@@ -106,10 +106,7 @@ class RetrievalResult:
     reason: str | None = None  # why nothing was retrieved
     errors: tuple[str, ...] = ()  # partial failures that did not empty the result
     truncated: bool = False  # the query was cut to tuning.max_message_chars
-    # the cleaned message as written and the customer's previous message ("" when none): the
-    # answerability check may read the question after it (confidence.context_query)
-    original: str = field(default="", repr=False)
-    previous_message: str = field(default="", repr=False)
+    original: str = field(default="", repr=False)  # the cleaned message as written
     # what the rankers searched: `query`, or for a follow-up the condenser left as written, the
     # customer's previous message read before it (`_with_context`)
     searched: str = ""
@@ -225,9 +222,8 @@ async def retrieve(
     Searches with the condensed question (the original when it is blank); reranks against the
     original message (the condensed question when the original is blank). `customer_plan`
     and `customer_locale` are None for an anonymous visitor (free rung, "en").
-    `previous_message` is the customer's message before this one, if any: the answerability
-    check reads it (see `confidence.sentence_match`), and a follow-up the condenser left as
-    written is searched read after it (`_with_context`).
+    `previous_message` is the customer's message before this one, if any: a follow-up the
+    condenser left as written is searched read after it (`_with_context`).
 
     `synonyms` (the tenant's groups) expands the lexical query only, here, for whichever
     backend runs it: the dense query stays the customer's words (`app.language.synonyms`).
@@ -261,7 +257,6 @@ async def retrieve(
         reranker=reranker.name,
         truncated=cut_o or cut_c,
         original=original,
-        previous_message=previous_message,
         repairs=repairs,
     )
     try:
@@ -511,16 +506,9 @@ async def _sentence_feature(
     units = [(s, h.breadcrumb or h.title) for h in head for s in answer_sentences(h.text)]
     if not units:
         return 0.0
-    context = context_query(
-        result.query,
-        result.original,
-        result.previous_message,
-        tuning.answer_sentence_context_words,
-    )
     try:
         question_vector = result.query_vector or await embedder.embed_query(result.query)
         vectors = await judge.embed_texts([s for s, _ in units])
-        context_vector = await embedder.embed_query(context) if context else None
     except Exception as exc:  # best effort: without it the band is only more cautious
         log.warning("sentence evidence could not be embedded: %s", exc)
         return 0.0
@@ -533,7 +521,6 @@ async def _sentence_feature(
         question_vector,
         candidates,
         tuning.answer_sentence_coverage,
-        context_vector=context_vector,
         synonyms=result.synonyms,
         language=result.filter.locale or DEFAULT_LOCALE,
     )
