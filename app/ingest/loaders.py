@@ -49,6 +49,7 @@ from app.ingest.pagelang import declared, language_tag, page_locales
 from app.ingest.pagelinks import SiteLinks
 from app.ingest.pdf import PdfError, pdf_to_markdown
 from app.ingest.review import review_flags
+from app.ingest.rst import rst_page
 from app.ingest.zendesk import NotZendesk, zendesk_items
 from app.links import anchors_of, heading_anchor
 from app.store.models import AUDIENCES, Article, ArticleStatus, Audience
@@ -186,6 +187,12 @@ def load_pdf(path: Path, raw: bytes) -> SourceDoc:
     return SourceDoc(meta, doc.body, converted=True, warnings=tuple(warnings))
 
 
+def load_rst(path: Path, raw: bytes) -> SourceDoc:
+    """A reStructuredText page (Sphinx), as markdown with its sections (`app.ingest.rst`)."""
+    meta, body = rst_page(decode_utf8(raw), path)
+    return SourceDoc(meta, body)
+
+
 def _sidecar(path: Path) -> dict[str, Any]:
     """Front-matter keys from `<file>.yaml` beside a file that cannot carry its own."""
     side = path.with_name(path.name + ".yaml")
@@ -228,6 +235,7 @@ LOADERS: dict[str, Loader] = {
     ".html": load_html,
     ".htm": load_html,
     ".pdf": load_pdf,
+    ".rst": load_rst,
 }
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-_SUFFIXES = (".md", ".mdx", ".markdown", ".html", ".htm", ".php", ".aspx")
+_SUFFIXES = (".md", ".mdx", ".markdown", ".rst", ".html", ".htm", ".php", ".aspx")
 _INDEX = frozenset({"index", "_index", "readme"})
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 _NUMBER_PREFIX = re.compile(r"^\d+[-_.]")

@@ -1,0 +1,201 @@
+"""A Sphinx project as its pages' links see it: where it starts, its substitutions, and what
+each `:doc:` path and `:ref:` label names. Read from the files, never executed.
+
+- root: the nearest folder above a page holding `conf.py`, else the highest folder above it
+  that still holds `.rst` files;
+- `rst_prolog` / `rst_epilog`: string literals assigned in that `conf.py` (read with `ast`;
+  a computed value is ignored), added before / after every page as Sphinx does;
+- titles: each page's first section title, by its path from the root without `.rst`;
+- labels: `.. _label:` before a section names that section; every section is also named
+  `<page>:<title>` (sphinx.ext.autosectionlabel). Labels compare case- and space-folded.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from app.links import heading_anchor
+
+_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")
+_LABEL = re.compile(r"^\.\.\s+_([^:`][^:]*|`[^`]+`):\s*$")
+_INLINE = re.compile(
+    r":[\w.+:-]+:`([^`<]*?)\s*(?:<[^`>]*>)?`|``([^`]+)``|`([^`<]*?)\s*(?:<[^`>]*>)?`_{0,2}"
+)
+_EMPHASIS = re.compile(r"\*{1,2}([^*]+)\*{1,2}")
+_MAX_CLIMB = 6
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a label or page points: the page's path from the root, and a section title."""
+
+    doc: str
+    title: str | None = None
+
+
+@dataclass
+class Project:
+    """One Sphinx source tree: its root, the text around every page, and its link targets."""
+
+    root: Path
+    prolog: str = ""
+    epilog: str = ""
+    titles: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, Target] = field(default_factory=dict)
+
+    def doc_of(self, path: Path) -> str:
+        """A page's path from the root, without `.rst` (how `:doc:` names it)."""
+        try:
+            rel = path.resolve().relative_to(self.root.resolve())
+        except ValueError:
+            return path.stem
+        return rel.with_suffix("").as_posix()
+
+    def page_link(self, doc: str, here: str, title: str | None = None) -> str:
+        """The link from page `here` to page `doc` (and its section `title`), as a relative
+        path the folder's link resolver understands."""
+        rel = posixpath.relpath(doc + ".rst", posixpath.dirname(here) or ".")
+        return rel + (f"#{heading_anchor(plain(title))}" if title else "")
+
+    def resolve_doc(self, target: str, here: str) -> str:
+        """The page a `:doc:` target names, seen from page `here`."""
+        target = target.strip().removesuffix(".rst")
+        if target.startswith("/"):
+            return posixpath.normpath(target.lstrip("/"))
+        return posixpath.normpath(posixpath.join(posixpath.dirname(here), target))
+
+    def label(self, name: str) -> Target | None:
+        """What a `:ref:` label names, if any page of the project defines it."""
+        return self.labels.get(fold(name))
+
+
+def fold(label: str) -> str:
+    """A label as Sphinx compares it: lower case, runs of space as one."""
+    return " ".join(label.lower().split())
+
+
+def plain(text: str | None) -> str:
+    """Section title text without inline markup (roles, literals, links, emphasis)."""
+    if not text:
+        return ""
+    text = _INLINE.sub(lambda m: next(g for g in m.groups() if g is not None), text)
+    return " ".join(_EMPHASIS.sub(r"\1", text).replace("\\", "").split())
+
+
+def headings(lines: list[str]) -> list[tuple[int, str]]:
+    """(line index of the title text, title) for each section title in a page's lines."""
+    out: list[tuple[int, str]] = []
+    for i in range(len(lines) - 1):
+        text, under = lines[i], lines[i + 1]
+        if not text.strip() or text[0].isspace() or _ADORNMENT.match(text):
+            continue
+        m = _ADORNMENT.match(under)
+        if m and len(under.rstrip()) >= min(len(text.rstrip()), 3):
+            out.append((i, text.strip()))
+    return out
+
+
+def scan_page(doc: str, text: str, project: Project) -> None:
+    """Add one page's title and labels to the project."""
+    lines = text.splitlines()
+    found = headings(lines)
+    if found:
+        project.titles.setdefault(doc, plain(found[0][1]))
+    starts = {i: title for i, title in found}
+    for _, title in found:
+        project.labels.setdefault(fold(f"{doc}:{plain(title)}"), Target(doc, title))
+    for i, line in enumerate(lines):
+        m = _LABEL.match(line)
+        if m:
+            name = m.group(1).strip("`")
+            project.labels.setdefault(fold(name), Target(doc, _next_title(lines, i, starts)))
+
+
+def _next_title(lines: list[str], i: int, starts: dict[int, str]) -> str | None:
+    """The section title right after a label (blank lines, other labels, overlines between)."""
+    j = i + 1
+    while j < len(lines):
+        if j in starts:
+            return starts[j]
+        line = lines[j]
+        if line.strip() and not _LABEL.match(line) and not _ADORNMENT.match(line):
+            return None
+        j += 1
+    return None
+
+
+def find_root(page: Path) -> tuple[Path, Path | None]:
+    """The project root above a page and its `conf.py` (None when there is none)."""
+    here = page.resolve().parent
+    for folder in [here, *here.parents][:_MAX_CLIMB]:
+        if (folder / "conf.py").is_file():
+            return folder, folder / "conf.py"
+    root = here
+    for _ in range(_MAX_CLIMB):
+        parent = root.parent
+        if parent == root or not any(parent.glob("*.rst")):
+            break
+        root = parent
+    return root, None
+
+
+def conf_strings(conf: Path) -> tuple[str, str]:
+    """`rst_prolog` and `rst_epilog` from a conf.py, when it assigns them string literals."""
+    try:
+        tree = ast.parse(conf.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return "", ""
+    found = {"rst_prolog": "", "rst_epilog": ""}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id in found:
+            try:
+                literal = ast.literal_eval(value)
+            except ValueError:
+                continue
+            if isinstance(literal, str):
+                found[target.id] = literal
+    return found["rst_prolog"], found["rst_epilog"]
+
+
+def _pages(root: Path) -> list[Path]:
+    return sorted(
+        p
+        for p in root.rglob("*.rst")
+        if not any(
+            part.startswith(".") or part == "node_modules" for part in p.relative_to(root).parts
+        )
+    )
+
+
+def project_for(page: Path) -> Project:
+    """The project a page belongs to (rebuilt when a page of it changes)."""
+    root, conf = find_root(page)
+    pages = _pages(root)
+    stamp = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in pages)
+    conf_stamp = (conf.stat().st_mtime_ns if conf else 0,)
+    return _build(root, conf, (*stamp, conf_stamp))
+
+
+@lru_cache(maxsize=8)
+def _build(root: Path, conf: Path | None, stamp: tuple[object, ...]) -> Project:
+    project = Project(root)
+    if conf is not None:
+        project.prolog, project.epilog = conf_strings(conf)
+    for path in _pages(root):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        scan_page(project.doc_of(path), text, project)
+    return project
