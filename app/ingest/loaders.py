@@ -49,7 +49,7 @@ from app.ingest.pagelang import declared, language_tag, page_locales
 from app.ingest.pagelinks import SiteLinks
 from app.ingest.pdf import PdfError, pdf_to_markdown
 from app.ingest.review import review_flags
-from app.ingest.rst import rst_page
+from app.ingest.rst import LOADING, loading_folder, rst_page
 from app.ingest.zendesk import NotZendesk, zendesk_items
 from app.links import anchors_of, heading_anchor
 from app.store.models import AUDIENCES, Article, ArticleStatus, Audience
@@ -189,7 +189,7 @@ def load_pdf(path: Path, raw: bytes) -> SourceDoc:
 
 def load_rst(path: Path, raw: bytes) -> SourceDoc:
     """A reStructuredText page (Sphinx), as markdown with its sections (`app.ingest.rst`)."""
-    meta, body = rst_page(decode_utf8(raw), path)
+    meta, body = rst_page(decode_utf8(raw), path, LOADING.get())
     return SourceDoc(meta, body)
 
 
@@ -466,6 +466,12 @@ def _display(path: Path) -> str:
         return path.as_posix()
 
 
+def _folder_of(path: Path, rel: str) -> Path:
+    """The folder being loaded that holds `path` at relative path `rel`."""
+    depth = len(PurePosixPath(rel).parts)
+    return path.parents[depth - 1] if depth <= len(path.parents) else path.parent
+
+
 def _read(path: Path, max_bytes: int, max_pdf_bytes: int | None = None) -> SourceDoc:
     loader = LOADERS.get(path.suffix.lower())
     if loader is None:
@@ -565,7 +571,8 @@ def load_corpus(
         try:
             bundle = BUNDLES.get(path.suffix.lower())
             if bundle is None:
-                single = _read(path, max_bytes, max_pdf_bytes)
+                with loading_folder(_folder_of(path, rel)):
+                    single = _read(path, max_bytes, max_pdf_bytes)
                 sources.append(_Source(path, shown, PurePosixPath(rel), single))
                 continue
             for label, doc in bundle(path, _raw(path, max_bytes)):

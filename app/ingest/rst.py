@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 from docutils.core import publish_doctree
 
-from app.ingest.rst_project import Project, plain, project_for
+from app.ingest.rst_project import plain, project_for
 from app.ingest.rst_sphinx import CURRENT, Page, register, tab_label, tab_panel
 from app.links import heading_anchor
 
@@ -70,9 +72,22 @@ _SILENT = (
 )
 
 
-def rst_page(text: str, path: Path) -> tuple[dict[str, Any], str]:
-    """Metadata (title, summary) and a markdown body for one RST page."""
-    project = project_for(path)
+LOADING: ContextVar[Path | None] = ContextVar("rst_loading", default=None)
+
+
+@contextmanager
+def loading_folder(folder: Path) -> Iterator[None]:
+    """Within: pages are read as part of `folder` (a Sphinx project's root without conf.py)."""
+    token = LOADING.set(folder)
+    try:
+        yield
+    finally:
+        LOADING.reset(token)
+
+
+def rst_page(text: str, path: Path, folder: Path | None = None) -> tuple[dict[str, Any], str]:
+    """Metadata (title, summary) and a markdown body for one RST page of the loaded `folder`."""
+    project = project_for(path, folder)
     source = "\n".join(part for part in (project.prolog, text, project.epilog) if part)
     register(source)
     token = CURRENT.set(Page(project, project.doc_of(path), path))
@@ -88,11 +103,6 @@ def rst_page(text: str, path: Path) -> tuple[dict[str, Any], str]:
     if writer.summary:
         meta["summary"] = writer.summary
     return meta, "\n\n".join(b for b in writer.render() if b.strip())
-
-
-def project_of(path: Path) -> Project:
-    """The Sphinx project a page belongs to (for tests and tools)."""
-    return project_for(path)
 
 
 class _Writer:
@@ -116,8 +126,14 @@ class _Writer:
 
     def blocks(self, node: nodes.Node, depth: int) -> list[str]:
         out: list[str] = []
-        for child in node.children:
-            out.extend(self.block(child, depth))
+        children = list(node.children)
+        for k, child in enumerate(children):
+            said = self.block(child, depth)
+            out.extend(said)
+            following = next((c for c in children[k + 1 :] if not isinstance(c, _SILENT)), None)
+            ends_tabs = said and _holds_tabs(child) and following is not None
+            if ends_tabs and not isinstance(following, nodes.section):
+                out.append("---")  # what follows a tab set is not in its last tab
         return out
 
     def block(self, node: nodes.Node, depth: int) -> list[str]:
@@ -303,6 +319,12 @@ class _Writer:
         if not uri or inner.strip() == uri:
             return inner if inner.strip() != uri or not uri else uri
         return f"[{inner.strip()}]({uri.strip().replace(' ', '%20')})"
+
+
+def _holds_tabs(node: nodes.Node) -> bool:
+    return isinstance(node, tab_panel) or (
+        isinstance(node, nodes.Element) and any(isinstance(c, tab_panel) for c in node.children)
+    )
 
 
 def _labelled(label: str, body: list[str]) -> list[str]:

@@ -129,12 +129,16 @@ def _next_title(lines: list[str], i: int, starts: dict[int, str]) -> str | None:
     return None
 
 
-def find_root(page: Path) -> tuple[Path, Path | None]:
-    """The project root above a page and its `conf.py` (None when there is none)."""
+def find_root(page: Path, folder: Path | None = None) -> tuple[Path, Path | None]:
+    """The project root above a page and its `conf.py` (None when there is none): the nearest
+    folder with a `conf.py`, else the folder being loaded, else the highest folder above the
+    page that still holds `.rst` files."""
     here = page.resolve().parent
-    for folder in [here, *here.parents][:_MAX_CLIMB]:
-        if (folder / "conf.py").is_file():
-            return folder, folder / "conf.py"
+    for above in [here, *here.parents][:_MAX_CLIMB]:
+        if (above / "conf.py").is_file():
+            return above, above / "conf.py"
+    if folder is not None and here.is_relative_to(folder.resolve()):
+        return folder.resolve(), None
     root = here
     for _ in range(_MAX_CLIMB):
         parent = root.parent
@@ -178,9 +182,10 @@ def _pages(root: Path) -> list[Path]:
     )
 
 
-def project_for(page: Path) -> Project:
-    """The project a page belongs to (rebuilt when a page of it changes)."""
-    root, conf = find_root(page)
+def project_for(page: Path, folder: Path | None = None) -> Project:
+    """The project a page belongs to (rebuilt when a page of it changes); `folder` is the
+    folder being loaded, the root when no `conf.py` says otherwise."""
+    root, conf = find_root(page, folder)
     pages = _pages(root)
     stamp = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in pages)
     conf_stamp = (conf.stat().st_mtime_ns if conf else 0,)

@@ -118,7 +118,7 @@ class _Callout(_Base):
     label: ClassVar[str] = ""
 
     def run(self) -> list[nodes.Node]:
-        arg = " ".join(self.arguments).strip()
+        arg = "\n".join(self.arguments).strip()
         title, extra = self.title(arg)
         node = nodes.admonition("", nodes.title("", "", *self.argument_nodes(title)))
         if extra:
@@ -139,7 +139,7 @@ class _SeeAlso(_Callout):
 
 class _Version(_Callout):
     def title(self, arg: str) -> tuple[str, str]:
-        version, _, rest = arg.partition(" ")
+        version, _, rest = arg.partition("\n") if "\n" in arg else arg.partition(" ")
         words = {
             "versionadded": "New in version",
             "versionchanged": "Changed in version",

@@ -12,7 +12,8 @@ Inside a section, blocks are read as a help-center reader sees them:
 - code: a fenced block, its info string as `label`;
 - callout: a blockquote, its leading bold label ("**Warning:**") as `label`;
 - tab: a heading below section level (H4–H6; the dialects layer writes a tab panel as a
-  heading one level down named by its tab) with everything under it, the heading as `label`.
+  heading one level down named by its tab) with everything under it up to the next heading or
+  thematic break (`---`, which ends a tab set), the heading as `label`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ _ITEM = re.compile(r"^( *)([-*+•]|\d{1,3}[.)])[ \t]+(.*)$")
 _QUOTE = re.compile(r"^ {0,3}> ?(.*)$")
 _LABEL = re.compile(r"^\*\*([^*]{1,40}?):?\*\*:?\s*")
 _COMMENT = re.compile(r"^\s*<!--.*-->\s*$")
+_RULE = re.compile(r"^ {0,3}([-*_])(?: *\1){2,} *$")  # a thematic break: it ends a tab panel
 _SENTENCE_END = re.compile(r"[.!?:][\"'”’)\]]?\s*$")
 _ANCHOR_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
 
@@ -102,7 +104,10 @@ def _blocks(lines: list[str], plain: bool) -> list[Block]:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if not line.strip() or _COMMENT.match(line) or (plain and _navigation(line)):
+        if not line.strip() or _COMMENT.match(line) or _RULE.match(line):
+            i += 1
+            continue
+        if plain and _navigation(line):
             i += 1
             continue
         if plain and _bare_heading(line):
@@ -218,7 +223,7 @@ def _tab(lines: list[str], i: int, plain: bool) -> tuple[Block | None, int]:
     j = i + 1
     while j < len(lines):
         h = _HEADING.match(lines[j])
-        if h and len(h.group(1)) <= level:
+        if (h and len(h.group(1)) <= level) or (_RULE.match(lines[j]) and not lines[j - 1].strip()):
             break
         j += 1
     text = "\n".join(lines[i + 1 : j]).strip()  # the panel as written: its lists stay lists
