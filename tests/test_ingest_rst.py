@@ -353,3 +353,23 @@ def test_conf_py_substitutions_apply_without_running_it(tmp_path: Path) -> None:
     article = _articles(tmp_path)["start"]
     assert "Sign in to Example Cloud." in article.body
     assert "#### Example Cloud" in article.body
+
+
+@pytest.mark.integration
+def test_a_folder_of_rst_pages_is_served_and_answered_from(folder: Path) -> None:
+    from tests.apihelp import running_app
+
+    with running_app(articles_dir=folder, seed_on_start=True) as api:
+        page = api.client.get("/help/plans")
+        assert page.status_code == 200
+        text = re.sub(r"<pre>.*?</pre>", "", page.text, flags=re.DOTALL)
+        assert not LEAK.search(text), LEAK.findall(text)
+        assert 'id="limits"' in page.text and "Settings → Billing" in page.text
+        invoices = api.client.get("/help/invoices").text
+        assert 'href="/help/plans#limits"' in invoices
+        headers = api.session()
+        conv = api.conversation(headers)
+        api.send(headers, conv, "How much memory does the Pro plan have?")
+        reply = api.messages(conv)[-1]
+        assert reply["role"] == "assistant" and "14GB" in reply["content"]
+        assert not LEAK.search(reply["content"])

@@ -58,6 +58,7 @@ _CALLOUT_LABELS = {
     "error": "Error",
     "hint": "Hint",
 }
+_BLOCK_STARTS = ("- ", "1. ", "```", "> ", "|", "#")
 _SILENT = (
     nodes.comment,
     nodes.target,
@@ -214,7 +215,8 @@ class _Writer:
         inner = "\n\n".join(self.blocks(node, depth)).strip()
         if not inner and not label:
             return []
-        text = f"**{label}:** {inner}" if label else inner
+        apart = inner.startswith(_BLOCK_STARTS)  # a list or code under the label, not in its line
+        text = f"**{label}:**{chr(10) if apart else ' '}{inner}" if label else inner
         return ["\n".join(f"> {line}" if line else ">" for line in text.split("\n"))]
 
     def tab(self, node: tab_panel, depth: int) -> list[str]:
@@ -243,21 +245,20 @@ class _Writer:
         return [*caption, "\n".join(lines)]
 
     def definitions(self, node: nodes.definition_list, depth: int) -> list[str]:
-        out: list[str] = []
+        entries = []
         for item in node.children:
             term = " ".join(self.inline(t) for t in item.findall(nodes.term))
             definition = item.next_node(nodes.definition)
-            body = self.blocks(definition, depth) if definition is not None else []
-            out.extend(_labelled(term, body))
-        return out
+            entries.append((term, self.blocks(definition, depth) if definition else []))
+        return [_entries(entries)]
 
     def fields(self, node: nodes.field_list, depth: int) -> list[str]:
-        out: list[str] = []
+        entries = []
         for field in node.children:
             name = self.inline(field.next_node(nodes.field_name))
             body = field.next_node(nodes.field_body)
-            out.extend(_labelled(name, self.blocks(body, depth) if body is not None else []))
-        return out
+            entries.append((name, self.blocks(body, depth) if body is not None else []))
+        return [_entries(entries)]
 
     def options(self, node: nodes.option_list, depth: int) -> list[str]:
         lines = []
@@ -327,16 +328,19 @@ def _holds_tabs(node: nodes.Node) -> bool:
     )
 
 
-def _labelled(label: str, body: list[str]) -> list[str]:
-    """A term or field name with its text: "**term:** first block", then the rest."""
-    if not label:
-        return body
-    if not body:
-        return [f"**{label}**"]
-    first = body[0]
-    if first.startswith(("- ", "1. ", "```", "> ", "|", "#")):
-        return [f"**{label}:**", *body]
-    return [f"**{label}:** {first}", *body[1:]]
+def _entries(entries: list[tuple[str, list[str]]]) -> str:
+    """A definition or field list as a bulleted list: "- **term:** text", more blocks under it."""
+    lines: list[str] = []
+    for label, body in entries:
+        label = label.replace("**", "").strip()
+        head = f"**{label}:**" if label and body else f"**{label}**" if label else ""
+        text = "\n\n".join(body).split("\n") if body else [""]
+        inline = not text[0].startswith(_BLOCK_STARTS)
+        first = f"{head} {text[0]}".strip() if inline else head
+        rest = text[1:] if inline else text
+        lines.append(f"- {first}".rstrip())
+        lines.extend(f"  {line}" if line else "" for line in rest)
+    return "\n".join(lines)
 
 
 def _plain(node: nodes.Node | None) -> str:

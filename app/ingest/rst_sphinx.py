@@ -131,10 +131,10 @@ class _Callout(_Base):
 
 
 class _SeeAlso(_Callout):
-    label = "See also"
+    """`seealso`: takes no argument, so text right under it is its content (as in Sphinx)."""
 
-    def title(self, arg: str) -> tuple[str, str]:
-        return self.label, arg
+    label = "See also"
+    optional_arguments = 0
 
 
 class _Version(_Callout):
