@@ -3,7 +3,9 @@
     python -m scripts.zoo.fetch [--sites scripts/zoo/sites.yaml] [--cache .cache/zoo] [NAME ...]
 
 A site comes from the local bare mirror (/work/.mirror/<owner>+<name>/repo, or ZOO_MIRRORS) when
-it holds the pinned commit, else from GitHub's archive of that commit when the network allows.
+it holds the pinned commit (files whose content the mirror lacks, such as the large media the
+fetch tool leaves out, are skipped), else from GitHub's archive of that commit when the network
+allows.
 The exported folder is .cache/zoo/<name>/ with a `.zoo-commit` stamp; a folder already stamped
 with the pinned commit is left alone. The docs themselves are never committed.
 """
@@ -79,8 +81,28 @@ def _extract(archive: tarfile.TarFile, prefix: str, dest: Path) -> int:
     return count
 
 
+def _missing_blobs(git_dir: Path, commit: str, docs: str) -> list[str]:
+    """Files under docs whose content the mirror lacks (the fetch tool leaves out its largest)."""
+    git = ["git", "--git-dir", str(git_dir)]
+    listing = subprocess.run(
+        [*git, "ls-tree", "-r", "-z", commit, "--", docs], capture_output=True, check=True
+    ).stdout.decode("utf-8", errors="surrogateescape")
+    blobs = []
+    for row in filter(None, listing.split("\0")):
+        meta, path = row.split("\t", 1)
+        if meta.split()[1] == "blob":
+            blobs.append((meta.split()[2], path))
+    query = "".join(f"{sha}\n" for sha, _ in blobs).encode()
+    check = [*git, "cat-file", "--batch-check"]
+    answers = subprocess.run(check, input=query, capture_output=True, check=True).stdout
+    lines = answers.decode().splitlines()
+    return [path for (_, path), line in zip(blobs, lines, strict=True) if line.endswith(" missing")]
+
+
 def _from_mirror(site: Site, git_dir: Path, dest: Path) -> int:
+    skip = [f":(exclude,literal){p}" for p in _missing_blobs(git_dir, site.commit, site.docs)]
     cmd = ["git", "--git-dir", str(git_dir), "archive", "--format=tar", site.commit, site.docs]
+    cmd += skip
     tar = subprocess.run(cmd, capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
         count = _extract(archive, site.docs.rstrip("/") + "/", dest)
