@@ -288,6 +288,8 @@ def test_tabs_are_panels_named_by_their_label(folder: Path) -> None:
     assert {"Linux", "macOS", "Python SDK", "Windows"} <= set(tabs)
     assert "package manager" in tabs["Linux"].text and "Homebrew" in tabs["macOS"].text
     assert "import example" in tabs["Python SDK"].text
+    assert "Use your package manager.\n\n#### macOS" in plans.body  # no rule between tabs
+    assert "Never share" not in tabs["Windows"].text  # what follows a tab set is not in it
     path = next(p for p, b in _blocks(plans) if b.label == "Linux")
     assert path == ["Changing your plan", "Installing the client"]
 

@@ -80,6 +80,8 @@ def test_markers_are_counted() -> None:
     text = "{% include x.md %} and {{ site.baseurl }} then ::: note and /a%7B%7Bb"
     assert markers_in(text) == {"{%": 1, "{{": 1, ":::": 1, "%7B%7B": 1}
     assert markers_in("plain text") == {}
+    rst = "See :ref:`Limits <limits>` and :py:func:`x`.\n.. note::\n   Text.\nA time: 10:30."
+    assert markers_in(rst) == {":role:`": 2, ".. name::": 1}
 
 
 def test_crawl_parse_separates_code_and_collects_links_and_anchors() -> None:

@@ -133,7 +133,7 @@ class _Writer:
             out.extend(said)
             following = next((c for c in children[k + 1 :] if not isinstance(c, _SILENT)), None)
             ends_tabs = said and _holds_tabs(child) and following is not None
-            if ends_tabs and not isinstance(following, nodes.section):
+            if ends_tabs and not isinstance(following, (nodes.section, tab_panel)):
                 out.append("---")  # what follows a tab set is not in its last tab
         return out
 

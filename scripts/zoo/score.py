@@ -100,9 +100,18 @@ def says_not_covered(reply: str) -> bool:
     return bool(_HANDOFF.search(reply))
 
 
+# reStructuredText left raw: a role (`:ref:`x``) or a directive line (`.. note::`)
+RST_MARKERS = {
+    ":role:`": re.compile(r"(?<![\w`]):[a-z][\w.+-]*(?::[\w.+-]+)?:`"),
+    ".. name::": re.compile(r"^\s*\.\. [\w:.+-]+::", re.MULTILINE),
+}
+
+
 def markers_in(text: str) -> dict[str, int]:
     """Each leak marker found in text, with its count."""
-    return {m: text.count(m) for m in MARKERS if m in text}
+    found = {m: text.count(m) for m in MARKERS if m in text}
+    found.update({k: len(p.findall(text)) for k, p in RST_MARKERS.items() if p.search(text)})
+    return found
 
 
 def score_reply(case: dict[str, Any], reply: str, meta: dict[str, Any]) -> dict[str, Any]:
