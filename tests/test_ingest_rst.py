@@ -331,7 +331,7 @@ def test_doc_and_ref_links_point_to_the_served_page_and_section(folder: Path) ->
     assert "[Changing plans](/help/plans#changing-your-plan)" in invoices
     plans = articles["plans"].body
     assert "[Invoices](/help/invoices)" in plans
-    assert "[limits](/help/plans#limits)" in plans
+    assert "[limits](#limits)" in plans  # a section of the same page
 
 
 def test_includes_come_from_the_project_only(folder: Path, tmp_path: Path) -> None:
@@ -375,3 +375,25 @@ def test_a_folder_of_rst_pages_is_served_and_answered_from(folder: Path) -> None
         reply = api.messages(conv)[-1]
         assert reply["role"] == "assistant" and "14GB" in reply["content"]
         assert not LEAK.search(reply["content"])
+
+
+def test_a_visible_toctree_lists_its_pages_and_escapes_read_plainly(tmp_path: Path) -> None:
+    (tmp_path / "guides").mkdir()
+    (tmp_path / "guides" / "index.rst").write_text(
+        "Guides\n======\n\n.. toctree::\n   :maxdepth: 1\n\n   setup\n   Upgrading <upgrade>\n"
+        "   *\n\n.. toctree::\n   :hidden:\n\n   secret\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "guides" / "setup.rst").write_text(
+        "Set up\n======\n\nType \\*.example.com and a\\ b, see `Set up`_ and :ref:`Set up`.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "guides" / "upgrade.rst").write_text("Upgrade\n=======\n\nRun it.\n", "utf-8")
+    (tmp_path / "guides" / "secret.rst").write_text("Secret\n======\n\nHidden.\n", "utf-8")
+    articles = _articles(tmp_path)
+    index = articles["guides"].body
+    assert "- [Set up](/help/setup)\n- [Upgrading](/help/upgrade)" in index
+    assert "secret" not in index.lower() and "*" not in index
+    setup = articles["setup"].body
+    assert "Type *.example.com and ab, see Set up and Set up." in setup  # the page itself
+    assert "\x00" not in setup

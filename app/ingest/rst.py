@@ -26,7 +26,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from docutils import nodes
+from docutils import nodes, utils
 from docutils.core import publish_doctree
 
 from app.ingest.rst_project import plain, project_for
@@ -115,9 +115,10 @@ class _Writer:
         self.title = _plain(tops[0].next_node(nodes.title)) if tops else ""
         # one top section holds the page: its title is the page's, its sections are `##`
         self.offset = 1 if len(tops) == 1 else 0
-        self.anchors = {
+        self.anchors = {  # the page's own title has no anchor: a link to it is its words
             i: heading_anchor(_plain(s.next_node(nodes.title)))
             for s in tree.findall(nodes.section)
+            if not (self.offset and s is tops[0])
             for i in s["ids"]
         }
         self.summary = _description(tree)
@@ -292,7 +293,7 @@ class _Writer:
 
     def span(self, node: nodes.Node) -> str:
         if isinstance(node, nodes.Text):
-            return str(node)
+            return str(utils.unescape(str(node)))  # a backslash escape is kept as a NUL mark
         if isinstance(node, (*_SILENT, nodes.footnote_reference, nodes.citation_reference)):
             return ""
         if isinstance(node, nodes.problematic):
@@ -304,8 +305,9 @@ class _Writer:
         if not inner.strip():
             return inner if not isinstance(node, nodes.image) else _image_alt(node)
         if isinstance(node, nodes.literal):
-            tick = "``" if "`" in inner else "`"
-            return f"{tick}{inner.strip()}{tick}"
+            if "`" in inner:  # a code span holding backticks: a longer fence, spaced
+                return f"`` {inner.strip()} ``"
+            return f"`{inner.strip()}`"
         if isinstance(node, nodes.strong):
             return f"**{inner.strip()}**"
         if isinstance(node, nodes.reference):
@@ -344,7 +346,7 @@ def _entries(entries: list[tuple[str, list[str]]]) -> str:
 
 
 def _plain(node: nodes.Node | None) -> str:
-    return _SPACE.sub(" ", node.astext()).strip() if node is not None else ""
+    return _SPACE.sub(" ", utils.unescape(node.astext())).strip() if node is not None else ""
 
 
 def _unmarked(raw: str) -> str:

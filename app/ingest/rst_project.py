@@ -7,7 +7,8 @@ each `:doc:` path and `:ref:` label names. Read from the files, never executed.
   a computed value is ignored), added before / after every page as Sphinx does;
 - titles: each page's first section title, by its path from the root without `.rst`;
 - labels: `.. _label:` before a section names that section; every section is also named
-  `<page>:<title>` (sphinx.ext.autosectionlabel). Labels compare case- and space-folded.
+  `<page>:<title>` and, when no label says otherwise, `<title>` (sphinx.ext.autosectionlabel
+  with or without its page prefix). Labels compare case- and space-folded.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class Project:
     epilog: str = ""
     titles: dict[str, str] = field(default_factory=dict)
     labels: dict[str, Target] = field(default_factory=dict)
+    sections: dict[str, Target] = field(default_factory=dict)  # bare section titles
 
     def doc_of(self, path: Path) -> str:
         """A page's path from the root, without `.rst` (how `:doc:` names it)."""
@@ -59,8 +61,12 @@ class Project:
     def page_link(self, doc: str, here: str, title: str | None = None) -> str:
         """The link from page `here` to page `doc` (and its section `title`), as a relative
         path the folder's link resolver understands."""
-        rel = posixpath.relpath(doc + ".rst", posixpath.dirname(here) or ".")
-        return rel + (f"#{heading_anchor(plain(title))}" if title else "")
+        if title and plain(title) == self.titles.get(doc):
+            title = None  # the page's own title: its top
+        anchor = f"#{heading_anchor(plain(title))}" if title else ""
+        if doc == here:
+            return anchor  # a section of the same page (nothing: the page itself)
+        return posixpath.relpath(doc + ".rst", posixpath.dirname(here) or ".") + anchor
 
     def resolve_doc(self, target: str, here: str) -> str:
         """The page a `:doc:` target names, seen from page `here`."""
@@ -71,7 +77,7 @@ class Project:
 
     def label(self, name: str) -> Target | None:
         """What a `:ref:` label names, if any page of the project defines it."""
-        return self.labels.get(fold(name))
+        return self.labels.get(fold(name)) or self.sections.get(fold(name))
 
 
 def fold(label: str) -> str:
@@ -109,6 +115,7 @@ def scan_page(doc: str, text: str, project: Project) -> None:
     starts = {i: title for i, title in found}
     for _, title in found:
         project.labels.setdefault(fold(f"{doc}:{plain(title)}"), Target(doc, title))
+        project.sections.setdefault(fold(plain(title)), Target(doc, title))
     for i, line in enumerate(lines):
         m = _LABEL.match(line)
         if m:

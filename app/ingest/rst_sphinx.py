@@ -203,6 +203,31 @@ class _Card(_Base):
         return out + self.nested()
 
 
+class _TocTree(_Base):
+    """A visible `toctree`: the pages it lists, as links titled by each page's title."""
+
+    def run(self) -> list[nodes.Node]:
+        if "hidden" in self.options:
+            return []
+        items = []
+        for line in self.content:
+            entry = line.strip()
+            if (
+                not entry
+                or "*" in entry
+                or entry == "self"
+                or ("glob" in self.options and "?" in entry)
+            ):
+                continue
+            title, target = _split(entry)
+            if "://" in target:
+                link: nodes.Node = nodes.reference(entry, title or target, refuri=target)
+            else:
+                link = _doc_role("doc", entry, entry)[0][0]
+            items.append(nodes.list_item("", nodes.paragraph("", "", link)))
+        return [nodes.bullet_list("", *items, bullet="-")] if items else []
+
+
 class _Include(_Base):
     """`include` of another file of the same project (a path from the root starts with `/`);
     a file outside the project, or missing, is left out."""
@@ -231,7 +256,7 @@ class _Include(_Base):
 
 
 _DROPPED = (
-    "toctree contents index highlight literalinclude nbgallery autosummary tabularcolumns "
+    "contents index highlight literalinclude nbgallery autosummary tabularcolumns "
     "sectionauthor codeauthor moduleauthor currentmodule raw todolist graphviz mermaid "
     "automodule autoclass autofunction automethod autoattribute autodata autoexception "
     "program-output command-output jinja"
@@ -262,6 +287,7 @@ _OWN: dict[str, type[Directive]] = {
     "card": _Card,
     "grid-item-card": _Card,
     "include": _Include,
+    "toctree": _TocTree,
 }
 
 
