@@ -397,3 +397,61 @@ def test_a_visible_toctree_lists_its_pages_and_escapes_read_plainly(tmp_path: Pa
     setup = articles["setup"].body
     assert "Type *.example.com and ab, see Set up and Set up." in setup  # the page itself
     assert "\x00" not in setup
+
+
+def test_builder_only_text_unknown_directives_and_several_top_sections(tmp_path: Path) -> None:
+    (tmp_path / "conf.py").write_text('project = "X"\nversion = "4.2"\n', encoding="utf-8")
+    (tmp_path / "page.rst").write_text(
+        "Getting started\n===============\n\n.. meta::\n   :keywords: setup, install\n\n"
+        "Intro text for |version|.\n\n.. only:: latex\n\n   Printed manuals only.\n\n"
+        ".. only:: html or epub\n\n   Shown on the web.\n\n.. youtube:: dQw4w9WgXcQ\n\n"
+        "Next steps\n==========\n\nMore text.\n",
+        encoding="utf-8",
+    )
+    page = _articles(tmp_path)["page"]
+    assert page.title == "Getting started" and page.tags == ["setup", "install"]
+    assert "## Getting started" not in page.body and "## Next steps" in page.body
+    assert "Intro text for 4.2." in page.body and "Shown on the web." in page.body
+    assert "Printed manuals" not in page.body and "dQw4w9WgXcQ" not in page.body
+
+
+def test_a_page_docutils_cannot_read_is_reported_and_the_rest_loads(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import app.ingest.rst as rst
+
+    real = rst.publish_doctree
+
+    def fragile(source: str, **kwargs: object) -> object:
+        if "Invoices" in source:
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(source, **kwargs)
+
+    monkeypatch.setattr(rst, "publish_doctree", fragile)
+    corpus = load_corpus(folder, 1_000_000, default_audience="all")
+    assert sorted(a.slug for a in corpus.articles) == ["footer", "plans"]
+    assert (
+        len(corpus.errors) == 1
+        and "could not read it as reStructuredText" in corpus.errors[0].reason
+    )
+
+
+def test_a_docs_set_served_from_its_repository_uses_the_conf_py_above(tmp_path: Path) -> None:
+    (tmp_path / "conf.py").write_text(
+        'exclude_patterns = ["_build", "shared"]\nrst_epilog = ".. |brand| replace:: Acme"\n',
+        encoding="utf-8",
+    )
+    docs = tmp_path / "user"
+    (docs / "shared").mkdir(parents=True)
+    (docs / "guides").mkdir()
+    (docs / "shared" / "note.rst").write_text(".. note:: Only on |brand| Pro.\n", "utf-8")
+    (docs / "plans.rst").write_text("Plans\n=====\n\nAll plans.\n", "utf-8")
+    (docs / "guides" / "upgrade.rst").write_text(
+        "Upgrade\n=======\n\n.. include:: /shared/note.rst\n\nSee :doc:`/plans`.\n", "utf-8"
+    )
+    corpus = load_corpus(docs, 1_000_000, default_audience="all")
+    assert sorted(a.slug for a in corpus.articles) == ["plans", "upgrade"]
+    assert len(corpus.skipped) == 1 and corpus.skipped[0].path.endswith("shared/note.rst")
+    assert "exclude_patterns" in corpus.skipped[0].reason
+    upgrade = next(a for a in corpus.articles if a.slug == "upgrade").body
+    assert "> **Note:** Only on Acme Pro." in upgrade and "[Plans](/help/plans)" in upgrade

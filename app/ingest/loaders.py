@@ -49,7 +49,7 @@ from app.ingest.pagelang import declared, language_tag, page_locales
 from app.ingest.pagelinks import SiteLinks
 from app.ingest.pdf import PdfError, pdf_to_markdown
 from app.ingest.review import review_flags
-from app.ingest.rst import LOADING, loading_folder, rst_page
+from app.ingest.rst import LOADING, RstError, excluded, loading_folder, rst_page
 from app.ingest.zendesk import NotZendesk, zendesk_items
 from app.links import anchors_of, heading_anchor
 from app.store.models import AUDIENCES, Article, ArticleStatus, Audience
@@ -189,7 +189,12 @@ def load_pdf(path: Path, raw: bytes) -> SourceDoc:
 
 def load_rst(path: Path, raw: bytes) -> SourceDoc:
     """A reStructuredText page (Sphinx), as markdown with its sections (`app.ingest.rst`)."""
-    meta, body = rst_page(decode_utf8(raw), path, LOADING.get())
+    if excluded(path, LOADING.get()):
+        raise NotMine("left out by the project's conf.py (exclude_patterns)")
+    try:
+        meta, body = rst_page(decode_utf8(raw), path, LOADING.get())
+    except RstError as exc:
+        raise InvalidArticle(str(exc)) from None
     return SourceDoc(meta, body)
 
 

@@ -87,7 +87,8 @@ def loading_folder(folder: Path) -> Iterator[None]:
 
 
 def rst_page(text: str, path: Path, folder: Path | None = None) -> tuple[dict[str, Any], str]:
-    """Metadata (title, summary) and a markdown body for one RST page of the loaded `folder`."""
+    """Metadata (title, summary, tags) and a markdown body for one RST page of the loaded
+    `folder`. Raises `RstError` when docutils cannot read the page at all."""
     project = project_for(path, folder)
     source = "\n".join(part for part in (project.prolog, text, project.epilog) if part)
     register(source)
@@ -95,15 +96,30 @@ def rst_page(text: str, path: Path, folder: Path | None = None) -> tuple[dict[st
     try:
         settings = {**_SETTINGS, "warning_stream": io.StringIO()}
         tree = publish_doctree(source, source_path=str(path), settings_overrides=settings)
+        writer = _Writer(tree)
+        blocks = writer.render()
+    except (RecursionError, ValueError, TypeError, AttributeError, IndexError, KeyError) as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+        raise RstError(f"could not read it as reStructuredText ({problem})") from exc
     finally:
         CURRENT.reset(token)
-    writer = _Writer(tree)
     meta: dict[str, Any] = {}
     if writer.title:
         meta["title"] = writer.title
     if writer.summary:
         meta["summary"] = writer.summary
-    return meta, "\n\n".join(b for b in writer.render() if b.strip())
+    if writer.keywords:
+        meta["tags"] = writer.keywords
+    return meta, "\n\n".join(b for b in blocks if b.strip())
+
+
+def excluded(path: Path, folder: Path | None = None) -> bool:
+    """Whether the project's conf.py leaves this page out (`exclude_patterns`)."""
+    return project_for(path, folder).excludes(path)
+
+
+class RstError(ValueError):
+    """A page docutils could not read (reported for the file; the rest of the folder loads)."""
 
 
 class _Writer:
@@ -115,13 +131,15 @@ class _Writer:
         self.title = _plain(tops[0].next_node(nodes.title)) if tops else ""
         # one top section holds the page: its title is the page's, its sections are `##`
         self.offset = 1 if len(tops) == 1 else 0
+        self.first = tops[0] if tops else None
         self.anchors = {  # the page's own title has no anchor: a link to it is its words
             i: heading_anchor(_plain(s.next_node(nodes.title)))
             for s in tree.findall(nodes.section)
-            if not (self.offset and s is tops[0])
+            if s is not self.first
             for i in s["ids"]
         }
-        self.summary = _description(tree)
+        self.summary = _meta(tree, "description")
+        self.keywords = [k.strip() for k in _meta(tree, "keywords").split(",") if k.strip()]
 
     def render(self) -> list[str]:
         return self.blocks(self.tree, 0)
@@ -177,7 +195,9 @@ class _Writer:
     def section(self, node: nodes.section, depth: int) -> list[str]:
         level = depth + 1 - self.offset
         title = self.inline(node.next_node(nodes.title))
+        first = node is self.first  # the page's title: not repeated as a heading
         head = [f"{'#' * min(max(level, 1) + 1, 3)} {title}"] if level >= 1 and title else []
+        head = [] if first else head
         return head + self.blocks(node, depth + 1)
 
     def paragraph(self, node: nodes.paragraph, depth: int) -> list[str]:
@@ -363,8 +383,9 @@ def _image_alt(node: nodes.Node) -> str:
     return plain(str(alt)) if alt else ""
 
 
-def _description(tree: nodes.document) -> str:
+def _meta(tree: nodes.document, name: str) -> str:
+    """The content of a `.. meta::` field (`:description:`, `:keywords:`)."""
     for meta in tree.findall(nodes.meta):
-        if str(meta.get("name", "")).lower() == "description":
+        if str(meta.get("name", "")).lower() == name:
             return str(meta.get("content", "")).strip()
     return ""

@@ -17,6 +17,7 @@ import ast
 import posixpath
 import re
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase as fnmatch
 from functools import lru_cache
 from pathlib import Path
 
@@ -49,6 +50,16 @@ class Project:
     titles: dict[str, str] = field(default_factory=dict)
     labels: dict[str, Target] = field(default_factory=dict)
     sections: dict[str, Target] = field(default_factory=dict)  # bare section titles
+    excluded: tuple[str, ...] = ()  # conf.py's exclude_patterns
+
+    def excludes(self, path: Path) -> bool:
+        """Whether conf.py's `exclude_patterns` leaves this file out of the site."""
+        try:
+            parts = path.resolve().relative_to(self.root.resolve()).parts
+        except ValueError:
+            return False
+        prefixes = ["/".join(parts[: k + 1]) for k in range(len(parts))]
+        return any(fnmatch(p, pat) for pat in self.excluded for p in prefixes)
 
     def doc_of(self, path: Path) -> str:
         """A page's path from the root, without `.rst` (how `:doc:` names it)."""
@@ -137,31 +148,37 @@ def _next_title(lines: list[str], i: int, starts: dict[int, str]) -> str | None:
 
 
 def find_root(page: Path, folder: Path | None = None) -> tuple[Path, Path | None]:
-    """The project root above a page and its `conf.py` (None when there is none): the nearest
-    folder with a `conf.py`, else the folder being loaded, else the highest folder above the
-    page that still holds `.rst` files."""
+    """The project root above a page and the `conf.py` that configures it (None when there is
+    none). The conf.py is the nearest at or above the page; the root is its folder when that lies
+    inside the folder being loaded, else the loaded folder (a docs set served from a repository
+    whose conf.py sits a level up), else, with no folder given, the highest folder above the page
+    that still holds `.rst` files."""
     here = page.resolve().parent
-    for above in [here, *here.parents][:_MAX_CLIMB]:
-        if (above / "conf.py").is_file():
-            return above, above / "conf.py"
-    if folder is not None and here.is_relative_to(folder.resolve()):
-        return folder.resolve(), None
+    conf = next(
+        (d / "conf.py" for d in [here, *here.parents][:_MAX_CLIMB] if (d / "conf.py").is_file()),
+        None,
+    )
+    loaded = folder.resolve() if folder is not None else None
+    if conf is not None and (loaded is None or conf.parent.is_relative_to(loaded)):
+        return conf.parent, conf
+    if loaded is not None and here.is_relative_to(loaded):
+        return loaded, conf
     root = here
     for _ in range(_MAX_CLIMB):
         parent = root.parent
         if parent == root or not any(parent.glob("*.rst")):
             break
         root = parent
-    return root, None
+    return root, conf
 
 
-def conf_strings(conf: Path) -> tuple[str, str]:
-    """`rst_prolog` and `rst_epilog` from a conf.py, when it assigns them string literals."""
+def conf_values(conf: Path) -> dict[str, object]:
+    """The literal values a conf.py assigns at its top level (nothing is run)."""
     try:
         tree = ast.parse(conf.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
-        return "", ""
-    found = {"rst_prolog": "", "rst_epilog": ""}
+        return {}
+    found: dict[str, object] = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target, value = node.targets[0], node.value
@@ -169,14 +186,27 @@ def conf_strings(conf: Path) -> tuple[str, str]:
             target, value = node.target, node.value
         else:
             continue
-        if isinstance(target, ast.Name) and target.id in found:
+        if isinstance(target, ast.Name):
             try:
-                literal = ast.literal_eval(value)
-            except ValueError:
+                found[target.id] = ast.literal_eval(value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 continue
-            if isinstance(literal, str):
-                found[target.id] = literal
-    return found["rst_prolog"], found["rst_epilog"]
+    return found
+
+
+def conf_strings(conf: Path) -> tuple[str, str]:
+    """`rst_prolog` and `rst_epilog` from a conf.py, when it assigns them string literals (the
+    epilog also defines `|version|` and `|release|` when those are literals)."""
+    values = conf_values(conf)
+    found = {k: v if isinstance(v := values.get(k), str) else "" for k in _TEXTS}
+    epilog = found["rst_epilog"]
+    for name in ("version", "release"):  # Sphinx's own |version| and |release|
+        if found[name] and f"|{name}|" not in found["rst_prolog"] + epilog:
+            epilog += f"\n.. |{name}| replace:: {found[name]}\n"
+    return found["rst_prolog"], epilog
+
+
+_TEXTS = ("rst_prolog", "rst_epilog", "version", "release")
 
 
 def _pages(root: Path) -> list[Path]:
@@ -204,6 +234,9 @@ def _build(root: Path, conf: Path | None, stamp: tuple[object, ...]) -> Project:
     project = Project(root)
     if conf is not None:
         project.prolog, project.epilog = conf_strings(conf)
+        patterns = conf_values(conf).get("exclude_patterns")
+        if isinstance(patterns, (list, tuple)):
+            project.excluded = tuple(p.strip("/") for p in patterns if isinstance(p, str))
     for path in _pages(root):
         try:
             text = path.read_text(encoding="utf-8")

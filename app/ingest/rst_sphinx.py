@@ -27,6 +27,12 @@ _DIRECTIVE = re.compile(r"^\s*\.\.\s+([A-Za-z][\w.+:-]*)::", re.MULTILINE)
 _ROLE = re.compile(r"(?<![\w`]):([A-Za-z][\w.+:-]*):`")
 _FOREIGN = re.compile(r"^[\w.-]+:(?!/)")  # `:doc:` through intersphinx: `sphinx:usage/...`
 _MAX_INCLUDES = 50
+_BOOLEAN = {"and", "or", "not"}
+_WEB_TAGS = {"html", "format_html", "builder_html", "dirhtml", "singlehtml", "readthedocs"}
+_OTHER_BUILDERS = {
+    "latex", "format_latex", "builder_latex", "epub", "builder_epub", "man", "texinfo", "text",
+    "pdf", "rinoh", "xml", "builder_man", "builder_text",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,30 @@ class _PassThrough(_Base):
 
     def run(self) -> list[nodes.Node]:
         return self.nested()
+
+
+class _Only(_Base):
+    """`only`: its content when the expression can hold for a web page (not `latex`-only)."""
+
+    def run(self) -> list[nodes.Node]:
+        words = set(re.findall(r"[\w-]+", " ".join(self.arguments).lower())) - _BOOLEAN
+        if words and not words & _WEB_TAGS and words <= _OTHER_BUILDERS:
+            return []
+        return self.nested()
+
+
+class _Unknown(_Base):
+    """A directive of an extension the loader does not know: its content with its argument as
+    a bold line; without content, nothing (the argument is then a file, a URL or an id)."""
+
+    def run(self) -> list[nodes.Node]:
+        if not self.content:
+            return []
+        out: list[nodes.Node] = []
+        if self.arguments:
+            label = self.argument_nodes(" ".join(self.arguments))
+            out.append(nodes.paragraph("", "", nodes.strong("", "", *label)))
+        return out + self.nested()
 
 
 class _Signature(_Base):
@@ -261,7 +291,7 @@ _DROPPED = (
     "automodule autoclass autofunction automethod autoattribute autodata autoexception "
     "program-output command-output jinja"
 )
-_PASSED = "only ifconfig hlist container rst-class cssclass grid grid-item glossary centered"
+_PASSED = "ifconfig hlist container rst-class cssclass grid grid-item glossary centered"
 _SIGNATURES = (
     "envvar confval option describe object program cmdoption function class method attribute "
     "data exception module py:function py:class py:method py:attribute py:data py:module "
@@ -287,6 +317,7 @@ _OWN: dict[str, type[Directive]] = {
     "card": _Card,
     "grid-item-card": _Card,
     "include": _Include,
+    "only": _Only,
     "toctree": _TocTree,
 }
 
@@ -393,8 +424,8 @@ def register(text: str) -> None:
     _register_own()
     for name in set(_DIRECTIVE.findall(text)):
         if not _known_directive(name.lower()):
-            directives.register_directive(name.lower(), _Signature)
-            _OWN[name.lower()] = _Signature
+            directives.register_directive(name.lower(), _Unknown)
+            _OWN[name.lower()] = _Unknown
     for name in set(_ROLE.findall(text)):
         if not _known_role(name.lower()):
             roles.register_local_role(name.lower(), _text_role)
