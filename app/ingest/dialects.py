@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import unquote
 
 from app.ingest.tables import fix_tables
 from app.ingest.templates import (
@@ -116,12 +117,14 @@ _CALLOUT_CLASSES = frozenset(
 )
 _SNIPPET = re.compile(r"^ {0,3}-{1,2}8<-{1,2}[ \t]*(.*)$")
 _LINK = re.compile(
-    r"(?<!!)\[((?:[^\[\]\n]|\[[^\]\n]*\])*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)"
+    r"(?<!!)\[((?:[^\[\]\n]|\[[^\]\n]*\])*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"([^\"]*)\")?\s*\)"
 )
 _MULTILINE_LINK = re.compile(
     r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*\n(?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]*)>?"
-    r"(?:\s+\"[^\"]*\")?\s*\)"
+    r"(?:\s+\"([^\"]*)\")?\s*\)"
 )
+# a heading whose whole text is bold (`### **Billing**`, as GitBook's editor exports it)
+_BOLD_HEADING = re.compile(r"^(\*\*|__)(?=\S)(.+?)(?<=\S)\1((?:[ \t]*<a\b[^>]*>\s*</a>)?)$")
 _REF_DEF = re.compile(r"^( {0,3}\[[^\]]+\]:[ \t]*)<?(\S+?)>?((?:[ \t]+.*)?)$")
 _TEXT_PROP = re.compile(
     r"\b(?:k|keys?|label|title|text|children|name|shortcut|value)="
@@ -292,6 +295,9 @@ class _BlockState:
         self.i = 0
         self.tab_bases: list[int] = []
         self.mkdocs_run = False  # inside a run of MkDocs `===` tabs (one group)
+        # the level a titled section outside any tab group sits under (`<details>`, expand):
+        # the next such section is its sibling, not its child, until a real heading
+        self.loose_base: int | None = None
 
     def flush(self) -> None:
         if self.prose:
@@ -306,6 +312,9 @@ class _BlockState:
     def prose_line(self, line: str) -> None:
         if h := _HEADING.match(line):
             self.level = len(h.group(1))
+            self.loose_base = None
+            if bold := _BOLD_HEADING.match(h.group(2)):
+                line = f"{h.group(1)} {bold.group(2)}{bold.group(3)}"
         self.prose.append(line)
         self.i += 1
 
@@ -313,7 +322,11 @@ class _BlockState:
         self.tab_bases.append(self.level)
 
     def tab_heading(self, label: str) -> None:
-        base = self.tab_bases[-1] if self.tab_bases else self.level
+        if self.tab_bases:
+            base = self.tab_bases[-1]
+        else:
+            base = self.level if self.loose_base is None else self.loose_base
+            self.loose_base = base
         self.level = min(base + 1, 6)
         text = _inline(label, self.ctx, self.level, heading=True).strip() or "Tab"
         self.emit(f"\n{'#' * self.level} {text}\n")
@@ -618,6 +631,8 @@ def _tags(line: str, ctx: _Context, level: int = 1) -> str:
 
 def _link(m: re.Match[str], *, ctx: _Context, plain: bool) -> str:
     text, target = m.group(1), m.group(2)
+    if m.group(3) == "mention":
+        text = _mention_text(text, target)
     assert ctx.links is not None
     url = ctx.links(target, ctx.folder)
     if url is None:
@@ -627,6 +642,17 @@ def _link(m: re.Match[str], *, ctx: _Context, plain: bool) -> str:
             ctx.warnings.append(f"link to {target!r}: no such page in the folder (kept as text)")
         return text
     return text if plain else f"[{text}]({url})"
+
+
+def _mention_text(text: str, target: str) -> str:
+    """A GitBook mention (`[page.md](page.md "mention")`) shows the page's name where its
+    reader sees the title: the file (or folder, for a README) named in words."""
+    path = PurePosixPath(target.split("#", 1)[0].rstrip("/"))
+    if text.strip() not in (path.name, path.stem, target.strip()):
+        return text
+    stem = path.parent.name if path.stem.lower() in ("readme", "index", "") else path.stem
+    words = re.sub(r"[-_]+", " ", unquote(stem)).strip()
+    return words[:1].upper() + words[1:] if words else text
 
 
 def _ref_def(m: re.Match[str], *, ctx: _Context) -> str:
@@ -810,7 +836,8 @@ def _wikilink(target: str, ctx: _Context, *, plain: bool) -> str:
 def _tidy(text: str) -> str:
     parts = []
     for code, seg in _segments(text):
-        parts.append(seg if code else _BLANKS.sub("\n\n", seg))
+        # prose before a code block ends with one blank line, as between any two blocks
+        parts.append(seg if code else re.sub(r"\n{2,}$", "\n", _BLANKS.sub("\n\n", seg)))
     return "\n".join(parts).strip() + "\n"
 
 

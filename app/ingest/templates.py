@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
+from bs4 import BeautifulSoup
+from bs4.element import NavigableString, Tag
+
 # markers the block pass turns into headings: a group of tabs and one tab (or titled section)
 TABS_OPEN = "\x04TABS\x04"
 TABS_CLOSE = "\x04/TABS\x04"
@@ -121,6 +124,7 @@ ROLES: dict[str, frozenset[str]] = {
         ]
     ),
     "param": frozenset(["param", "siteparam", "site-param", "var", "variable"]),
+    "embed": frozenset(["embed", "file"]),
 }
 CHECK_ICONS = frozenset(
     ["check", "check-circle", "check-square", "check-mark", "checkmark", "tick", "ok", "yes"]
@@ -165,7 +169,7 @@ _ARG = re.compile(
 )
 _ICON_HTML = re.compile(
     r"<(?:i|span|em)\b[^>]*\bclass=\"[^\"]*?\b(?:fa[srbl]?|icon|glyphicon|bi|octicon|material-icons)"
-    r"[- ]([\w-]+)[^\"]*\"[^>]*>\s*(?:</(?:i|span|em)>)?"
+    r"[- ]([\w-]+)[^\"]*\"[^>]*>\s*(?::[\w+-]+:\s*)?(?:</(?:i|span|em)>)?"
 )
 _EMOJI = {
     "white_check_mark": "✓",
@@ -186,6 +190,11 @@ _EMOJI = {
 _EMOJI_SHORTCODE = re.compile(r"(?<![\w:]):([a-z0-9_+-]+):(?![\w:])")
 _SYMBOLS = {"✔": "✓", "✅": "✓", "☑": "✓", "✓": "✓", "❌": "✗", "✖": "✗", "✘": "✗", "✗": "✗"}
 _KEEP_ENTITIES = ("&lt;", "&gt;", "&amp;")
+# GitBook's export writes a stray `\&#xNAN;` after a hard line break
+_GITBOOK_NAN = re.compile(r"\\?&#xNAN;")
+# a content-ref's link named by its file (`[plans.md](plans.md)`): GitBook shows the page's
+# name there, as for a mention; the link pass names it
+_MENTION = re.compile(r"\[([^\[\]\n]+)\]\(([^()\s]+)\)")
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 
 
@@ -217,6 +226,8 @@ def render_templates(text: str, state: Rendering) -> str:
     text = _HIGHLIGHT.sub(_fenced, text)
     text = _RAW.sub(lambda m: m.group(1), text)
     text, holes = _hide(text)
+    text = html_code_blocks(text, holes)
+    text = html_tables(_GITBOOK_NAN.sub("", text))
     if "{{" in text or "{%" in text:
         text = _render(_tree(_tokens(text)), state)
     text = html_tabs(text)
@@ -236,8 +247,7 @@ def _hide(text: str) -> tuple[str, list[str]]:
     holes: list[str] = []
 
     def hole(content: str) -> str:
-        holes.append(content)
-        return f"\x02{len(holes) - 1}\x02"
+        return _stash(holes, content)
 
     out: list[str] = []
     lines = text.split("\n")
@@ -262,6 +272,12 @@ def _hide(text: str) -> tuple[str, list[str]]:
         out.append(_INLINE_CODE.sub(lambda c: hole(c.group(0)), lines[i]))
         i += 1
     return "\n".join(out), holes
+
+
+def _stash(holes: list[str], content: str) -> str:
+    """A placeholder for `content`, restored by `_unhide`."""
+    holes.append(content)
+    return f"\x02{len(holes) - 1}\x02"
 
 
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d+[.)])[ \t]")
@@ -414,7 +430,7 @@ def _tag(node: _Node, state: Rendering) -> str:
     if role in ("tab", "section") and body is not None:
         return tab_block(_title(positional, named) or name.capitalize(), body)
     if role == "container" and body is not None:
-        return body
+        return _MENTION.sub(r'[\1](\2 "mention")', body) if name == "content-ref" else body
     if role == "image":
         return (
             named.get("alt")
@@ -428,6 +444,8 @@ def _tag(node: _Node, state: Rendering) -> str:
         return body.strip() if body else " ".join(positional) or named.get("text", "")
     if role == "link" and positional:
         return _link_target(positional[0], node)
+    if role == "embed" and (named.get("url") or named.get("src") or positional):
+        return _embedded(named.get("url") or named.get("src") or positional[0], body)
     if role == "param" and positional:
         value = _lookup(state.meta, positional[0])
         if value is not None:
@@ -516,6 +534,15 @@ def _entity(m: re.Match[str]) -> str:
         return m.group(0)
     text = html.unescape(m.group(0))
     return " " if text == "\xa0" else _SYMBOLS.get(text, text)
+
+
+def _embedded(target: str, caption: str | None) -> str:
+    """An embedded URL or file: a link to an outside URL, else the file's name (its caption
+    when it has one); a local asset is not a help page, so it is never linked."""
+    label = " ".join((caption or "").split())
+    if target.startswith(("http://", "https://")):
+        return f"[{label or target}]({target})"
+    return label or unquote(target.rstrip("/").rsplit("/", 1)[-1])
 
 
 def _link_target(target: str, node: _Node) -> str:
@@ -665,6 +692,132 @@ class _Empty:
 
 
 _EMPTY = _Empty()
+
+
+# -- GitBook's HTML blocks: code with highlighted lines, tables, card views ------------------
+
+_PRE = re.compile(
+    r"^([ \t]*)<pre\b([^>]*)>\s*<code\b([^>]*)>(.*?)</code>\s*</pre>",
+    re.DOTALL | re.MULTILINE | re.IGNORECASE,
+)
+_CODE_LANG = re.compile(r"\b(?:language|lang)-([\w+#.-]+)")
+_HTML_TABLE = re.compile(r"^([ \t]*)<table\b.*?</table>", re.DOTALL | re.MULTILINE | re.IGNORECASE)
+_CELL_BLOCKS = frozenset(["p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "figure", "figcaption"])
+_SENTENCE_END = (".", "!", "?", ":", ";")
+
+
+def html_code_blocks(text: str, holes: list[str]) -> str:
+    """`<pre><code class="lang-x">` (GitBook's code block with highlighted lines) → a fenced
+    block, stashed in `holes` so no later pass reads its braces or tags as markup."""
+    if "<pre" not in text:
+        return text
+
+    def fence(m: re.Match[str]) -> str:
+        indent = m.group(1)
+        lang = _CODE_LANG.search(m.group(3)) or _CODE_LANG.search(m.group(2))
+        code = html.unescape(_STRIP_TAGS.sub("", m.group(4))).rstrip()
+        lines = [ln[len(indent) :] if ln.startswith(indent) else ln for ln in code.split("\n")]
+        ticks = "`" * max([3, *(len(r) + 1 for r in re.findall(r"`{3,}", code))])
+        block = [f"{ticks}{lang.group(1) if lang else ''}", *lines, ticks]
+        return _stash(holes, "\n".join(f"{indent}{ln}" if ln else ln for ln in block))
+
+    return _PRE.sub(fence, text)
+
+
+def html_tables(text: str) -> str:
+    """An HTML `<table>` → a Markdown table; a GitBook card view (`data-view="cards"`) → one
+    list item per card. Hidden columns (cover images) are left out; a card's target links."""
+    if "<table" not in text.lower():
+        return text
+
+    def convert(m: re.Match[str]) -> str:
+        table = BeautifulSoup(m.group(0), "html.parser").find("table")
+        if not isinstance(table, Tag):
+            return m.group(0)
+        lines = _cards(table) if table.get("data-view") == "cards" else _pipe_table(table)
+        return "\n".join(f"{m.group(1)}{ln}" for ln in lines) if lines else ""
+
+    return _HTML_TABLE.sub(convert, text)
+
+
+def _rows(table: Tag) -> tuple[list[Tag], list[list[Tag]]]:
+    """The header cells (first row when it holds `th`) and each body row's cells."""
+    rows = [tr for tr in table.find_all("tr") if tr.find_parent("table") is table]
+    cells = [[c for c in tr.find_all(["th", "td"], recursive=False)] for tr in rows]
+    if cells and cells[0] and all(c.name == "th" for c in cells[0]):
+        return cells[0], [r for r in cells[1:] if r]
+    return [], [r for r in cells if r]
+
+
+def _pipe_table(table: Tag) -> list[str]:
+    head, body = _rows(table)
+    shown = [i for i, th in enumerate(head) if not th.has_attr("data-hidden")] if head else None
+    rows = [[_cell(c) for c in head]] if head else []
+    rows += [[_cell(c) for c in row] for row in body]
+    if shown is not None:
+        rows = [[r[i] if i < len(r) else "" for i in shown] for r in rows]
+    if not rows:
+        return []
+    width = max(len(r) for r in rows)
+    rows = [[c.replace("|", "\\|") for c in r] + [""] * (width - len(r)) for r in rows]
+    out = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
+    return ["", *out, *("| " + " | ".join(r) + " |" for r in rows[1:]), ""]
+
+
+def _cards(table: Tag) -> list[str]:
+    head, body = _rows(table)
+    hidden = {i for i, th in enumerate(head) if th.has_attr("data-hidden")}
+    targets = {i for i, th in enumerate(head) if th.has_attr("data-card-target")}
+    items = []
+    for row in body:
+        texts = [_cell(c) for i, c in enumerate(row) if i not in hidden]
+        texts = [t for t in texts if ICON.sub("", t).strip()]  # a card's icon alone is no text
+        link = next((_href(row[i]) for i in targets if i < len(row) and _href(row[i])), "")
+        if not texts:
+            continue
+        title = texts[0].strip("*")
+        head_text = f"[**{title}**]({link})" if link else f"**{title}**"
+        rest = " ".join(t if t.endswith(_SENTENCE_END) else f"{t}." for t in texts[1:])
+        items.append(f"- {head_text}: {rest}" if rest else f"- {head_text}")
+    return ["", *items, ""] if items else []
+
+
+def _href(cell: Tag) -> str:
+    link = cell.find("a", href=True)
+    href = link.get("href") if isinstance(link, Tag) else None
+    return href.replace(" ", "%20") if isinstance(href, str) else ""
+
+
+def _cell(node: Tag | NavigableString) -> str:
+    """A cell's text as inline Markdown on one line."""
+    return " ".join(_inline_html(node).split())
+
+
+def _inline_html(node: Tag | NavigableString) -> str:
+    if isinstance(node, NavigableString):
+        return str(node)
+    name = node.name
+    if name in ("br", "select", "source", "script", "style"):
+        return " "
+    if name == "img":
+        return str(node.get("alt") or "")
+    if name == "i" and node.get("class"):
+        return icon_marker(str(node.get("class", [""])[-1]))
+    if name in ("ul", "ol"):
+        items = [_cell(li) for li in node.find_all("li", recursive=False)]
+        return " " + ", ".join(i for i in items if i) + " "
+    inner = "".join(_inline_html(c) for c in node.children if isinstance(c, (Tag, NavigableString)))
+    text = " ".join(inner.split())
+    if not text:
+        return " " if name in _CELL_BLOCKS else ""
+    if name in ("strong", "b"):
+        return f"**{text}**"
+    if name == "code":
+        return f"`{text}`"
+    href = node.get("href") if name == "a" else None
+    if isinstance(href, str) and not href.startswith(("#", "javascript:")):
+        return f"[{text}]({href.replace(' ', '%20')})"
+    return f" {text} " if name in _CELL_BLOCKS else inner
 
 
 # -- MDX / JSX block components ------------------------------------------------------------
