@@ -100,6 +100,12 @@ CASES: list[tuple[str, str, str, dict[str, int]]] = [
         {},
     ),
     (
+        "an expandable block titled in bold is a heading without the marks",
+        "## Apps\n\n<details>\n<summary>**Android**</summary>\n\nOpen the menu.\n</details>",
+        "## Apps\n\n### Android\n\nOpen the menu.\n",
+        {},
+    ),
+    (
         "a heading written all in bold loses the marks; its anchor goes",
         '### **Cancel button missing** <a href="#missing" id="missing"></a>\n\nWrite to us.',
         "### Cancel button missing\n\nWrite to us.\n",

@@ -328,6 +328,8 @@ class _BlockState:
             base = self.level if self.loose_base is None else self.loose_base
             self.loose_base = base
         self.level = min(base + 1, 6)
+        if bold := _BOLD_HEADING.match(label.strip()):
+            label = bold.group(2)
         text = _inline(label, self.ctx, self.level, heading=True).strip() or "Tab"
         self.emit(f"\n{'#' * self.level} {text}\n")
 
