@@ -445,7 +445,7 @@ def test_a_docs_set_served_from_its_repository_uses_the_conf_py_above(tmp_path: 
     (docs / "shared").mkdir(parents=True)
     (docs / "guides").mkdir()
     (docs / "shared" / "note.rst").write_text(".. note:: Only on |brand| Pro.\n", "utf-8")
-    (docs / "plans.rst").write_text("Plans\n=====\n\nAll plans.\n", "utf-8")
+    (docs / "plans.rst").write_text("|brand| plans\n=============\n\nAll plans.\n", "utf-8")
     (docs / "guides" / "upgrade.rst").write_text(
         "Upgrade\n=======\n\n.. include:: /shared/note.rst\n\nSee :doc:`/plans`.\n", "utf-8"
     )
@@ -454,4 +454,14 @@ def test_a_docs_set_served_from_its_repository_uses_the_conf_py_above(tmp_path: 
     assert len(corpus.skipped) == 1 and corpus.skipped[0].path.endswith("shared/note.rst")
     assert "exclude_patterns" in corpus.skipped[0].reason
     upgrade = next(a for a in corpus.articles if a.slug == "upgrade").body
-    assert "> **Note:** Only on Acme Pro." in upgrade and "[Plans](/help/plans)" in upgrade
+    assert "> **Note:** Only on Acme Pro." in upgrade and "[Acme plans](/help/plans)" in upgrade
+
+
+def test_a_link_to_the_folders_own_index_page_resolves(tmp_path: Path) -> None:
+    (tmp_path / "index.rst").write_text("Welcome\n=======\n\nStart here.\n", "utf-8")
+    (tmp_path / "guides").mkdir()
+    (tmp_path / "guides" / "a.rst").write_text(
+        "A\n=\n\nBack to :doc:`the start <../index>` or `home <../index.rst>`_.\n", "utf-8"
+    )
+    body = _articles(tmp_path)["a"].body
+    assert "[the start](/help/index)" in body and "[home](/help/index)" in body

@@ -68,7 +68,7 @@ class SiteLinks:
             key = _clean(name)
             for variant in _variants(key):
                 self.tails[variant].add(slug)
-            if key:
+            if key or name == rel_path:  # "" is the folder's own index page
                 self.exact.setdefault(key, slug)
                 self.exact.setdefault(_LANG_SUFFIX.sub("", key), slug)
 

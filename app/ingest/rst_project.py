@@ -28,6 +28,8 @@ _LABEL = re.compile(r"^\.\.\s+_([^:`][^:]*|`[^`]+`):\s*$")
 _INLINE = re.compile(
     r":[\w.+:-]+:`([^`<]*?)\s*(?:<[^`>]*>)?`|``([^`]+)``|`([^`<]*?)\s*(?:<[^`>]*>)?`_{0,2}"
 )
+_SUBSTITUTION = re.compile(r"\|([^|\s][^|]*)\|_{0,2}")
+_REPLACE = re.compile(r"^\.\.\s+\|([^|]+)\|\s+replace::\s*(.+)$", re.MULTILINE)
 _EMPHASIS = re.compile(r"\*{1,2}([^*]+)\*{1,2}")
 _MAX_CLIMB = 6
 
@@ -51,6 +53,7 @@ class Project:
     labels: dict[str, Target] = field(default_factory=dict)
     sections: dict[str, Target] = field(default_factory=dict)  # bare section titles
     excluded: tuple[str, ...] = ()  # conf.py's exclude_patterns
+    subs: dict[str, str] = field(default_factory=dict)  # text substitutions of any page
 
     def excludes(self, path: Path) -> bool:
         """Whether conf.py's `exclude_patterns` leaves this file out of the site."""
@@ -96,12 +99,19 @@ def fold(label: str) -> str:
     return " ".join(label.lower().split())
 
 
-def plain(text: str | None) -> str:
-    """Section title text without inline markup (roles, literals, links, emphasis)."""
+def plain(text: str | None, subs: dict[str, str] | None = None) -> str:
+    """Section title text without inline markup (roles, literals, links, emphasis), its
+    substitutions replaced by their text (`subs`) or their name."""
     if not text:
         return ""
     text = _INLINE.sub(lambda m: next(g for g in m.groups() if g is not None), text)
+    text = _SUBSTITUTION.sub(lambda m: (subs or {}).get(m.group(1), m.group(1)), text)
     return " ".join(_EMPHASIS.sub(r"\1", text).replace("\\", "").split())
+
+
+def substitutions(text: str) -> dict[str, str]:
+    """The text substitutions (`.. |name| replace:: text`) a page or conf.py string defines."""
+    return {m.group(1): plain(m.group(2)) for m in _REPLACE.finditer(text)}
 
 
 def headings(lines: list[str]) -> list[tuple[int, str]]:
@@ -122,16 +132,19 @@ def scan_page(doc: str, text: str, project: Project) -> None:
     lines = text.splitlines()
     found = headings(lines)
     if found:
-        project.titles.setdefault(doc, plain(found[0][1]))
+        project.titles.setdefault(doc, plain(found[0][1], project.subs))
     starts = {i: title for i, title in found}
     for _, title in found:
-        project.labels.setdefault(fold(f"{doc}:{plain(title)}"), Target(doc, title))
-        project.sections.setdefault(fold(plain(title)), Target(doc, title))
+        shown = plain(title, project.subs)
+        project.labels.setdefault(fold(f"{doc}:{shown}"), Target(doc, shown))
+        project.sections.setdefault(fold(shown), Target(doc, shown))
     for i, line in enumerate(lines):
         m = _LABEL.match(line)
         if m:
             name = m.group(1).strip("`")
-            project.labels.setdefault(fold(name), Target(doc, _next_title(lines, i, starts)))
+            after = _next_title(lines, i, starts)
+            named = plain(after, project.subs) if after else None
+            project.labels.setdefault(fold(name), Target(doc, named))
 
 
 def _next_title(lines: list[str], i: int, starts: dict[int, str]) -> str | None:
@@ -213,7 +226,8 @@ def _pages(root: Path) -> list[Path]:
     return sorted(
         p
         for p in root.rglob("*.rst")
-        if not any(
+        if p.is_file()
+        and not any(
             part.startswith(".") or part == "node_modules" for part in p.relative_to(root).parts
         )
     )
@@ -224,9 +238,18 @@ def project_for(page: Path, folder: Path | None = None) -> Project:
     folder being loaded, the root when no `conf.py` says otherwise."""
     root, conf = find_root(page, folder)
     pages = _pages(root)
-    stamp = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in pages)
-    conf_stamp = (conf.stat().st_mtime_ns if conf else 0,)
+    stamp = tuple((str(p), *_signature(p)) for p in pages)
+    conf_stamp = _signature(conf) if conf else (0, 0)
     return _build(root, conf, (*stamp, conf_stamp))
+
+
+def _signature(path: Path) -> tuple[int, int]:
+    """A file's modification time and size; (0, 0) when it cannot be read (a dangling link)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return 0, 0
+    return info.st_mtime_ns, info.st_size
 
 
 @lru_cache(maxsize=8)
@@ -237,10 +260,15 @@ def _build(root: Path, conf: Path | None, stamp: tuple[object, ...]) -> Project:
         patterns = conf_values(conf).get("exclude_patterns")
         if isinstance(patterns, (list, tuple)):
             project.excluded = tuple(p.strip("/") for p in patterns if isinstance(p, str))
+    texts: list[tuple[str, str]] = []
     for path in _pages(root):
         try:
-            text = path.read_text(encoding="utf-8")
+            texts.append((project.doc_of(path), path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError):
             continue
-        scan_page(project.doc_of(path), text, project)
+    for text in (project.prolog, project.epilog, *(t for _, t in texts)):
+        for name, value in substitutions(text).items():
+            project.subs.setdefault(name, value)
+    for doc, text in texts:
+        scan_page(doc, text, project)
     return project
