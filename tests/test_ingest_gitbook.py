@@ -3,13 +3,18 @@ Markdown. Every input is made up for the test; the links resolve against a small
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from app.ingest.dialects import normalise
 from app.ingest.leaks import find_leaks
 from app.ingest.pagelinks import SiteLinks
+from tests.apihelp import running_app
+
+RAW = re.compile(r"\{%|%\}|\{\{(?!\s*team)|:rocket:|:check:|&#xNAN;|data-view|&lt;table")
 
 CARDS = (
     '<table data-view="cards"><thead><tr><th></th><th></th><th></th>'
@@ -145,3 +150,58 @@ def test_construct(source: str, expected: str, removed: dict[str, int]) -> None:
 def test_a_table_shown_as_code_stays_code() -> None:
     source = f"Write a card view like this:\n\n```html\n{CARDS}\n```"
     assert normalise(source) == source + "\n"
+
+
+def _write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def gitbook_folder(tmp_path: Path) -> Path:
+    """A made-up GitBook space as Git Sync writes it: SUMMARY.md, README groups, assets."""
+    _write(tmp_path, "SUMMARY.md", "# Table of contents\n\n* [Plans](plans/README.md)\n")
+    _write(
+        tmp_path,
+        "plans/README.md",
+        "---\ndescription: What each plan includes\n---\n\n# Plans\n\n"
+        f"{CARDS}\n\n## Shortcuts\n\n{SHORTCUTS}\n\n"
+        '{% hint style="info" %}\nPrices are per month.\n{% endhint %}\n',
+    )
+    _write(
+        tmp_path,
+        "plans/starter.md",
+        "# Starter\n\n### **Upgrade**\n\n{% stepper %}\n{% step %}\n#### Open billing\n\n"
+        "Click **Billing**.\n{% endstep %}\n{% step %}\n#### Pick a plan\n\n"
+        "Choose **Team**.\n{% endstep %}\n{% endstepper %}\n\n"
+        '{% tabs %}\n{% tab title="Web" %}\nUse the browser.\n{% endtab %}\n{% endtabs %}\n\n'
+        '<pre class="language-js"><code class="lang-js"><strong>init({{ team: 1 }})\n'
+        "</strong></code></pre>\n\n"
+        '{% content-ref url="README.md" %}\n[README.md](README.md)\n{% endcontent-ref %}\n',
+    )
+    (tmp_path / ".gitbook" / "assets").mkdir(parents=True)
+    (tmp_path / ".gitbook" / "assets" / "cover.png").write_bytes(b"\x89PNG")
+    return tmp_path
+
+
+@pytest.mark.integration
+def test_a_gitbook_space_is_served_as_clean_pages(gitbook_folder: Path) -> None:
+    with running_app(articles_dir=gitbook_folder, seed_on_start=True) as api:
+        plans = api.client.get("/help/plans").text
+        starter = api.client.get("/help/starter").text
+        for page in (plans, starter):
+            assert not RAW.search(page), RAW.findall(page)
+        assert "<table" in plans and "<th>Mac</th>" in plans  # the HTML table, as a table
+        assert 'href="/help/starter"' in plans  # the card's target
+        assert "Two boards" in plans and "cover.png" not in plans
+        assert "<pre" in starter and "init({{ team: 1 }})" in starter  # code stays code
+        assert ">Upgrade<" in starter and "**" not in starter
+        assert 'href="/help/plans"' in starter and ">Plans<" in starter  # the content-ref
+
+        headers = api.session()
+        conv = api.conversation(headers)
+        api.send(headers, conv, "How do I upgrade to the Team plan?")
+        reply = api.messages(conv)[-1]
+        assert reply["role"] == "assistant"
+        assert not RAW.search(reply["content"])

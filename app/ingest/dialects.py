@@ -32,6 +32,7 @@ warning for the ingest report; the text falls back to the link's label.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -634,7 +635,7 @@ def _tags(line: str, ctx: _Context, level: int = 1) -> str:
 def _link(m: re.Match[str], *, ctx: _Context, plain: bool) -> str:
     text, target = m.group(1), m.group(2)
     if m.group(3) == "mention":
-        text = _mention_text(text, target)
+        text = _mention_text(text, target, ctx.folder)
     assert ctx.links is not None
     url = ctx.links(target, ctx.folder)
     if url is None:
@@ -646,13 +647,14 @@ def _link(m: re.Match[str], *, ctx: _Context, plain: bool) -> str:
     return text if plain else f"[{text}]({url})"
 
 
-def _mention_text(text: str, target: str) -> str:
+def _mention_text(text: str, target: str, folder: str) -> str:
     """A GitBook mention (`[page.md](page.md "mention")`) shows the page's name where its
     reader sees the title: the file (or folder, for a README) named in words."""
     path = PurePosixPath(target.split("#", 1)[0].rstrip("/"))
     if text.strip() not in (path.name, path.stem, target.strip()):
         return text
-    stem = path.parent.name if path.stem.lower() in ("readme", "index", "") else path.stem
+    where = PurePosixPath(posixpath.normpath(PurePosixPath(folder or ".") / path))
+    stem = where.parent.name if where.stem.lower() in ("readme", "index") else where.stem
     words = re.sub(r"[-_]+", " ", unquote(stem)).strip()
     return words[:1].upper() + words[1:] if words else text
 
