@@ -50,6 +50,7 @@ from app.ingest.pagelinks import SiteLinks
 from app.ingest.pdf import PdfError, pdf_to_markdown
 from app.ingest.review import review_flags
 from app.ingest.rst import LOADING, RstError, excluded, loading_folder, rst_page
+from app.ingest.rst_project import one_load
 from app.ingest.zendesk import NotZendesk, zendesk_items
 from app.links import anchors_of, heading_anchor
 from app.store.models import AUDIENCES, Article, ArticleStatus, Audience
@@ -561,6 +562,34 @@ def _aliases(meta: Mapping[str, Any]) -> list[str]:
     return [str(v) for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
+def _read_one(
+    path: Path,
+    shown: str,
+    rel: str,
+    limits: tuple[int, int | None],
+    result: CorpusLoad,
+    sources: list[_Source],
+) -> None:
+    """One source file's documents into `sources`, or its problem into `result`."""
+    max_bytes, max_pdf_bytes = limits
+    try:
+        bundle = BUNDLES.get(path.suffix.lower())
+        if bundle is None:
+            with loading_folder(_folder_of(path, rel)):
+                single = _read(path, max_bytes, max_pdf_bytes)
+            sources.append(_Source(path, shown, PurePosixPath(rel), single))
+            return
+        for label, doc in bundle(path, _raw(path, max_bytes)):
+            if isinstance(doc, str):
+                result.errors.append(LoadError(f"{shown}{label}", doc))
+            else:
+                sources.append(_Source(path, f"{shown}{label}", PurePosixPath(rel), doc))
+    except NotMine as exc:
+        result.skipped.append(LoadError(shown, str(exc)))
+    except InvalidArticle as exc:
+        result.errors.append(LoadError(shown, str(exc)))
+
+
 def load_corpus(
     paths_or_dir: str | Path | Iterable[str | Path],
     max_bytes: int,
@@ -572,23 +601,9 @@ def load_corpus(
     `max_pdf_bytes` is the size limit for PDFs (default: `max_bytes`)."""
     result = CorpusLoad()
     sources: list[_Source] = []
-    for path, shown, rel in source_files(paths_or_dir):
-        try:
-            bundle = BUNDLES.get(path.suffix.lower())
-            if bundle is None:
-                with loading_folder(_folder_of(path, rel)):
-                    single = _read(path, max_bytes, max_pdf_bytes)
-                sources.append(_Source(path, shown, PurePosixPath(rel), single))
-                continue
-            for label, doc in bundle(path, _raw(path, max_bytes)):
-                if isinstance(doc, str):
-                    result.errors.append(LoadError(f"{shown}{label}", doc))
-                else:
-                    sources.append(_Source(path, f"{shown}{label}", PurePosixPath(rel), doc))
-        except NotMine as exc:
-            result.skipped.append(LoadError(shown, str(exc)))
-        except InvalidArticle as exc:
-            result.errors.append(LoadError(shown, str(exc)))
+    with one_load():
+        for path, shown, rel in source_files(paths_or_dir):
+            _read_one(path, shown, rel, (max_bytes, max_pdf_bytes), result, sources)
     claimed: set[str] = set()
     kept = _assign_slugs(sources, result.errors)
     claimed.update(s.slug for s in sources)

@@ -16,6 +16,9 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase as fnmatch
 from functools import lru_cache
@@ -233,10 +236,35 @@ def _pages(root: Path) -> list[Path]:
     )
 
 
+_LOAD: ContextVar[dict[tuple[Path, Path | None], Project] | None] = ContextVar(
+    "rst_load", default=None
+)
+
+
+@contextmanager
+def one_load() -> Iterator[None]:
+    """Within: each project is read once (the files of one load do not change under it)."""
+    token = _LOAD.set({})
+    try:
+        yield
+    finally:
+        _LOAD.reset(token)
+
+
 def project_for(page: Path, folder: Path | None = None) -> Project:
-    """The project a page belongs to (rebuilt when a page of it changes); `folder` is the
-    folder being loaded, the root when no `conf.py` says otherwise."""
+    """The project a page belongs to (rebuilt when a page of it changes; once per `one_load`);
+    `folder` is the folder being loaded, the root when no `conf.py` says otherwise."""
     root, conf = find_root(page, folder)
+    memo = _LOAD.get()
+    if memo is not None and (root, conf) in memo:
+        return memo[(root, conf)]
+    project = _current(root, conf)
+    if memo is not None:
+        memo[(root, conf)] = project
+    return project
+
+
+def _current(root: Path, conf: Path | None) -> Project:
     pages = _pages(root)
     stamp = tuple((str(p), *_signature(p)) for p in pages)
     conf_stamp = _signature(conf) if conf else (0, 0)
