@@ -64,3 +64,9 @@ def test_links_to_a_page_that_did_not_load_become_text(tmp_path: Path) -> None:
     corpus = load_corpus(tmp_path, 100_000, default_audience="all")
     (a,) = [x for x in corpus.articles if x.slug == "a"]
     assert a.body == "See b and c."
+
+
+def test_raw_restructuredtext_is_a_leak_outside_code() -> None:
+    body = "See :ref:`Limits <limits>` now.\n\n.. note::\n\n   Text.\n\n`:doc:` in code, at 10:30."
+    found = find_leaks(body)
+    assert [(leak.marker, leak.line) for leak in found] == [(":role:`", 1), (".. name::", 3)]

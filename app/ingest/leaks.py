@@ -30,11 +30,14 @@ MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("[[", re.compile(r"!?\[\[[^\]\n]+\]\]")),
     ("{:", re.compile(r"\{:[^}\n]*\}")),
     ("<%", re.compile(r"<%|%>")),
+    (":role:`", re.compile(r"(?<![\w`]):[a-z][\w.+-]*(?::[\w.+-]+)?:`")),  # reStructuredText
+    (".. name::", re.compile(r"^ {0,3}\.\. [\w:.+-]+::")),
     ("internal", re.compile("[\x00-\x05]")),
 )
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
 _QUOTE = re.compile(r"^(?: {0,3}>)+ ?")
+_ROLE_SPAN = re.compile(r"(?<![\w`])(:[a-z][\w.+-]*(?::[\w.+-]+)?:)(`+)(?!`).+?(?<!`)\2(?!`)")
 # maths is written with braces: $…$, $$…$$, \(…\), \[…\], [$]…[/$], [latex]…[/latex]
 _MATH = re.compile(
     r"\$\$.+?\$\$|(?<![\w$])\$[^$\n]+\$|\\\(.+?\\\)|\\\[.+?\\\]"
@@ -68,6 +71,7 @@ def find_leaks(markdown: str) -> list[Leak]:
         if m:
             fence = m.group(1)
             continue
+        line = _ROLE_SPAN.sub(r"\1`", line)  # a role's `text` is no code span: keep the role
         prose = _MATH.sub("", _INLINE_CODE.sub("", line))
         shown = prose
         for marker, pattern in MARKERS:
