@@ -62,12 +62,21 @@ CASES: list[tuple[str, str, str, dict[str, int]]] = [
         {},
     ),
     (
-        "stepper: each step's text in order, no markers",
+        "stepper: one numbered list, each step's title on its number",
         "## Connect a domain\n\n{% stepper %}\n{% step %}\n#### Pick a name\n\nUse `docs`.\n"
-        "{% endstep %}\n\n{% step %}\n#### Add the record\n\nWait **1 hour**.\n{% endstep %}\n"
-        "{% endstepper %}",
-        "## Connect a domain\n\n#### Pick a name\n\nUse `docs`.\n\n#### Add the record\n\n"
-        "Wait **1 hour**.\n",
+        "{% endstep %}\n\n{% step %}\n**Add the record**\n\nWait **1 hour**.\n{% endstep %}\n"
+        "{% step %}\nClick **Finish**.\n{% endstep %}\n{% endstepper %}\n\nDone.",
+        "## Connect a domain\n\n1. **Pick a name**\n\n   Use `docs`.\n\n"
+        "2. **Add the record**\n\n   Wait **1 hour**.\n\n3. Click **Finish**.\n\nDone.\n",
+        {},
+    ),
+    (
+        "a step's code block and hint stay inside the step",
+        "{% stepper %}\n{% step %}\n**Check the record**\n\n```bash\ndig docs.example.com\n"
+        'echo ok\n```\n\n{% hint style="info" %}\nWait an hour.\n{% endhint %}\n{% endstep %}\n'
+        "{% step %}\n```bash\nreload\n```\n{% endstep %}\n{% endstepper %}",
+        "1. **Check the record**\n\n   ```bash\n   dig docs.example.com\n   echo ok\n   ```\n\n"
+        "   > **Info:** Wait an hour.\n\n2.\n   ```bash\n   reload\n   ```\n",
         {},
     ),
     (

@@ -399,7 +399,9 @@ def _obsidian_callout(state: _BlockState, line: str) -> bool:
     while j < len(state.lines) and state.lines[j].lstrip().startswith(">"):
         j += 1
     inner = "\n".join(_unquote(ln) for ln in state.lines[state.i + 1 : j])
-    state.emit(_admonition(m.group(1), m.group(2), inner, state.ctx))
+    block = _admonition(m.group(1), m.group(2), inner, state.ctx)
+    indent = line[: len(line) - len(line.lstrip(" "))]  # inside a list item it stays there
+    state.emit("\n".join(f"{indent}{ln}" if ln.strip() else ln for ln in block.split("\n")))
     state.i = j
     return True
 
@@ -841,7 +843,10 @@ def _tidy(text: str) -> str:
     parts = []
     for code, seg in _segments(text):
         # prose before a code block ends with one blank line, as between any two blocks
-        parts.append(seg if code else re.sub(r"\n{2,}$", "\n", _BLANKS.sub("\n\n", seg)))
+        if not code:
+            seg = re.sub(r"\n{2,}$", "\n", _BLANKS.sub("\n\n", seg))
+            seg = re.sub(r"^\n{2,}", "\n", seg) if parts else seg  # and after one, one too
+        parts.append(seg)
     return "\n".join(parts).strip() + "\n"
 
 

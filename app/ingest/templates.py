@@ -205,6 +205,7 @@ class Rendering:
     meta: Mapping[str, Any] = field(default_factory=dict)
     variables: dict[str, str] = field(default_factory=dict)
     removed: Counter[str] = field(default_factory=Counter)
+    holes: list[str] = field(default_factory=list)  # code hidden from the pass, by placeholder
 
 
 @dataclass
@@ -226,6 +227,7 @@ def render_templates(text: str, state: Rendering) -> str:
     text = _HIGHLIGHT.sub(_fenced, text)
     text = _RAW.sub(lambda m: m.group(1), text)
     text, holes = _hide(text)
+    state.holes = holes
     text = html_code_blocks(text, holes)
     text = html_tables(_GITBOOK_NAN.sub("", text))
     if "{{" in text or "{%" in text:
@@ -420,6 +422,8 @@ def _tag(node: _Node, state: Rendering) -> str:
     handled = _liquid_control(node, body, positional, state)
     if handled is not None:
         return handled
+    if name == "stepper" and node.family == "liquid" and node.children is not None:
+        return _stepper(node.children, state)
     role = role_of(name)
     if role == "callout" and body is not None:
         return callout_block(
@@ -452,6 +456,40 @@ def _tag(node: _Node, state: Rendering) -> str:
             return value
     state.removed[f"{node.family}:{name}"] += 1
     return body if body is not None else ""
+
+
+def _stepper(children: list[_Node], state: Rendering) -> str:
+    """GitBook's stepper: its steps as one numbered list (as GitBook numbers them), each step's
+    title (a heading or a bold line) on its number and the rest of the step under it."""
+    items = []
+    for child in children:
+        if child.kind == "tag" and child.name == "step" and child.children is not None:
+            body = _dedent(_render(child.children, state)).strip("\n")
+            items.append(_step_item(len(items) + 1, body, state.holes))
+    return "\n\n" + "\n\n".join(items) + "\n\n" if items else ""
+
+
+_STEP_TITLE = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*#*$")
+
+
+def _step_item(number: int, body: str, holes: list[str]) -> str:
+    lines = body.split("\n") if body.strip() else [""]
+    mark = f"{number}. "
+    pad = " " * len(mark)
+    first = lines[0].strip()
+    if title := _STEP_TITLE.match(first):
+        first = f"**{title.group(1).strip('*')}**"
+    code = _HOLE.fullmatch(first)
+    if first.startswith((">", "|")) or (code and "\n" in holes[int(code.group(1))]):
+        first = ""  # a step opening with a quote, a table or code: all of it under its number
+    else:
+        lines = lines[1:]
+    out = [f"{mark}{first}".rstrip()]
+    for line in lines:
+        for k in _HOLE.findall(line):  # a code block inside the step moves in with it
+            holes[int(k)] = holes[int(k)].replace("\n", "\n" + pad)
+        out.append(f"{pad}{line}" if line.strip() else "")
+    return "\n".join(out)
 
 
 def _liquid_control(
