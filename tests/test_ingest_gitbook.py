@@ -206,6 +206,7 @@ def test_a_gitbook_space_is_served_as_clean_pages(gitbook_folder: Path) -> None:
         assert "Two boards" in plans and "cover.png" not in plans
         assert "<pre" in starter and "init({{ team: 1 }})" in starter  # code stays code
         assert ">Upgrade<" in starter and "**" not in starter
+        assert "<ol" in starter and "<strong>Open billing</strong>" in starter  # the stepper
         assert 'href="/help/plans"' in starter and ">Plans<" in starter  # the content-ref
 
         headers = api.session()
