@@ -5,9 +5,11 @@ What is rewritten (everything outside fenced code and inline code spans; code is
   elements are removed.
 - Obsidian callouts `> [!note] Title` (foldable `-`/`+`, nested), MkDocs admonitions
   (`!!! note "Title"`, `??? tip`, indented body) and content tabs (`=== "macOS"`), and
-  Docusaurus admonitions (`:::tip Title` …
-  `:::`, `:::tip[Title]`) become a bold title line followed by their body as ordinary
-  paragraphs, so the body is searchable and quotable like any other text.
+  Docusaurus and VitePress containers (`:::tip Title` …
+  `:::`, `:::tip[Title]`, `::: warning`) become a bold title line followed by their body as
+  ordinary paragraphs, so the body is searchable and quotable like any other text. VitePress's
+  `::: details Title` is a section named by its title, `::: code-group` one tab per fence
+  (named by its `[label]`); `[[toc]]` and a fence's line marks (`js{2}`) are dropped.
 - Obsidian embeds: `![[Note]]`, `![[Note#Heading]]` and `![[Note#^block]]` are replaced by that
   note, section or block (itself normalised, headings shifted under the embedding section,
   at most `MAX_EMBED_DEPTH` deep, cycles cut); `![[image.png|alt]]` and local `![alt](img.png)`
@@ -76,6 +78,13 @@ _ATTR = r"(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s}]+))"
 _ATTR_LIST = re.compile(rf"[ \t]*\{{:?[ \t]*{_ATTR}(?:[ \t]+{_ATTR})*[ \t]*\}}")
 _DOCUSAURUS_OPEN = re.compile(r"^ {0,3}(:{3,})[ \t]*([A-Za-z][\w-]*)(?:\[(.*)\]|[ \t]+(.*))?$")
 _DOCUSAURUS_CLOSE = re.compile(r"^ {0,3}(:{3,})[ \t]*$")
+# a fence's info after its language: VitePress line marks (`{2,4-5}`, `:line-numbers=3`)
+_FENCE_INFO = re.compile(
+    r"^( {0,3}(?:`{3,}|~{3,}))[ \t]*([\w+#.-]+)(?:[ \t]*(?:\{[\d,\s-]*\}|:(?:no-)?line-numbers"
+    r"(?:=\d+)?))+[ \t]*$"
+)
+_FENCE_LABEL = re.compile(r"[ \t]*\[([^\]\n]+)\][ \t]*$")
+_TOC_MARKER = re.compile(r"^[ \t]*(?:\[\[toc\]\]|\$\{toc\})[ \t]*$", re.IGNORECASE)
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _SCRIPT = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
 _OBSIDIAN_COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.DOTALL)
@@ -320,7 +329,7 @@ class _BlockState:
         self.i += 1
 
     def open_tabs(self) -> None:
-        self.tab_bases.append(self.level)
+        self.tab_bases.append(self.level if self.loose_base is None else self.loose_base)
 
     def tab_heading(self, label: str) -> None:
         if self.tab_bases:
@@ -361,7 +370,8 @@ def _fenced_block(state: _BlockState, line: str) -> bool:
     if not (fence := _FENCE.match(line)):
         return False
     last = _fence_end(state.lines, state.i, fence.group(1))
-    state.emit("\n".join(state.lines[state.i : last + 1]))
+    opening = _FENCE_INFO.sub(r"\1\2", line)  # `js{2}`, `ts:line-numbers`: the language
+    state.emit("\n".join([opening, *state.lines[state.i + 1 : last + 1]]))
     state.i = last + 1
     return True
 
@@ -437,9 +447,38 @@ def _docusaurus(state: _BlockState, line: str) -> bool:
         return False
     title = m.group(3) or m.group(4) or ""
     inner = "\n".join(state.lines[state.i + 1 : close])
-    state.emit(_admonition(m.group(2), title, inner, state.ctx))
+    kind = m.group(2).lower()
+    if kind == "details":  # VitePress's collapsible block: a section named by its title
+        state.flush()
+        state.tab_heading(title.strip() or "Details")
+        state.emit(_blocks(inner, state.ctx).strip("\n"))
+    elif kind == "code-group":  # VitePress's tabs of code, each named by its fence's label
+        _code_group(state, inner)
+    else:
+        state.emit(_admonition(m.group(2), title, inner, state.ctx))
     state.i = close + 1
     return True
+
+
+def _code_group(state: _BlockState, inner: str) -> None:
+    """Each fenced block of a code group under a tab heading named by its `[label]`."""
+    lines = inner.split("\n")
+    state.flush()
+    state.open_tabs()
+    j = 0
+    while j < len(lines):
+        fence = _FENCE.match(lines[j])
+        if not fence:
+            j += 1
+            continue
+        last = _fence_end(lines, j, fence.group(1))
+        label = _FENCE_LABEL.search(lines[j])
+        info = _FENCE_INFO.sub(r"\1\2", _FENCE_LABEL.sub("", lines[j]))
+        state.tab_heading(label.group(1).strip() if label else info.strip("`~ ") or "Code")
+        state.emit("\n".join([info, *lines[j + 1 : last + 1]]))
+        j = last + 1
+    state.flush()
+    state.close_tabs()
 
 
 def _kramdown_ial(state: _BlockState, line: str) -> bool:
@@ -573,8 +612,10 @@ def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> s
     text, spans = _hide_code(text)
     lines = []
     for line in text.split("\n"):
-        if _BLOCK_ID_LINE.match(line):
-            continue
+        if _BLOCK_ID_LINE.match(line) or (
+            _TOC_MARKER.match(line) and ctx.index.resolve("toc", ctx.folder) is None
+        ):
+            continue  # a block id, or a table-of-contents marker (VitePress `[[toc]]`)
         line = _BLOCK_ID_TAIL.sub("", line)
         is_heading = heading or bool(_HEADING.match(line))
         stand_alone = line.strip()

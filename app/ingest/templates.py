@@ -3,7 +3,9 @@
 Families: Liquid (Jekyll, GitBook: `{% tag %}`, block tags with `{% endtag %}`, `{{ output |
 filter }}`, captures, assigns, `site.*`/`page.*` variables, `{% link %}`), Hugo shortcodes
 (`{{< name >}}`, `{{% name %}}`, closed by `{{< /name >}}`), and the HTML tab widget (a
-`ul.nav-tabs` list naming `div.tab-pane` panels). What a tag means is read from its name, in
+`ul.nav-tabs` list naming `div.tab-pane` panels), and GitBook's HTML blocks (a `<table>` as a
+Markdown table, a card view as a list, `<pre><code>` as fenced code; a stepper is a numbered
+list). What a tag means is read from its name, in
 `ROLES`: a callout keeps its body as an Obsidian-style callout (`> [!warning] Title`, which the
 block pass turns into `> **Title:** body`), a tab or an expandable section becomes a section
 named by its label (`TAB` markers, turned into a heading one level below the current one), an
