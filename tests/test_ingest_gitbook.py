@@ -120,6 +120,15 @@ CASES: list[tuple[str, str, str, dict[str, int]]] = [
         {},
     ),
     (
+        "changelog entries keep their date under their heading",
+        '{% updates format="full" %}\n{% update date="2026-03-02" tags="new" %}\n'
+        "## Dark mode\n\nTurn it on in **Settings**.\n{% endupdate %}\n"
+        '{% update date="2026-02-01" %}\nFaster search.\n{% endupdate %}\n{% endupdates %}',
+        "## Dark mode\n\n2026-03-02\n\nTurn it on in **Settings**.\n\n2026-02-01\n\n"
+        "Faster search.\n",
+        {},
+    ),
+    (
         "a heading written all in bold loses the marks; its anchor goes",
         '### **Cancel button missing** <a href="#missing" id="missing"></a>\n\nWrite to us.',
         "### Cancel button missing\n\nWrite to us.\n",

@@ -104,6 +104,7 @@ ROLES: dict[str, frozenset[str]] = {
             "row",
             "col",
             "swagger-description",
+            "updates",
         ]
     ),
     "image": frozenset(["image", "img", "figure", "picture", "screenshot"]),
@@ -426,6 +427,8 @@ def _tag(node: _Node, state: Rendering) -> str:
         return handled
     if name == "stepper" and node.family == "liquid" and node.children is not None:
         return _stepper(node.children, state)
+    if name == "update" and node.family == "liquid" and body is not None:
+        return _dated(body, named.get("date", ""))
     role = role_of(name)
     if role == "callout" and body is not None:
         return callout_block(
@@ -472,6 +475,16 @@ def _stepper(children: list[_Node], state: Rendering) -> str:
 
 
 _STEP_TITLE = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*#*$")
+
+
+def _dated(body: str, date: str) -> str:
+    """A GitBook changelog entry (`{% update date=… %}`): its text with its date under its
+    heading (or first), so the date stays with the entry."""
+    lines = _dedent(body).strip("\n").split("\n")
+    if not date.strip():
+        return "\n".join(lines)
+    at = 1 if lines and _STEP_TITLE.match(lines[0].strip()) else 0
+    return "\n\n" + "\n".join([*lines[:at], "", date.strip(), "", *lines[at:]]).strip() + "\n\n"
 
 
 def _step_item(number: int, body: str, holes: list[str]) -> str:
