@@ -58,6 +58,10 @@ def scored(text: str, scores: tuple[float, ...] = (0.8, 0.4)) -> Scored:
         ("Combien coûte la lampe ?", ["price"]),
         ("Combien de temps dure la livraison ?", ["duration"]),
         ("Wie viele Geräte kann ich koppeln?", ["quantity"]),
+        # how soon something happens asks for a time
+        ("How soon does the courier collect a return?", ["duration"]),
+        ("Dans quel délai le remboursement arrive-t-il ?", ["duration"]),
+        ("Wie bald kommt die Erstattung?", ["duration"]),
     ],
 )
 def test_asked_types(question: str, types: list[str]) -> None:

@@ -486,3 +486,55 @@ def test_a_how_to_whose_action_only_its_page_title_names_gets_the_steps() -> Non
     got = select_answer("How do I reset my passcode?", passages("Resetting your passcode", guide))
     assert got.startswith("Resetting your passcode › Choose a new passcode"), got
     assert "1. On the sign-in screen, tap Forgot passcode." in got, got
+
+
+def test_a_short_section_is_read_from_its_start_the_cause_before_the_fix() -> None:
+    """A section short enough to quote whole is read in the document's order: the paragraph
+    that says why comes first, though later paragraphs share more of the question's words."""
+    guide = (
+        "# Help\n\n"
+        "## Reading voices\n\n"
+        "The app reads aloud with the voices installed on the computer, so the voices you can "
+        "pick are the ones your system's speech settings hold, not voices of the app itself.\n\n"
+        "- On a desktop, add a speech pack for a language in the system's language settings.\n"
+        "- On a phone, download a voice in the accessibility settings and restart the app.\n\n"
+        "Each book then uses the installed voice that matches the book's language.\n\n"
+        "When the book declares the wrong language, choose another voice for the book from the "
+        "Voice menu of the reading toolbar.\n\n"
+        "## Fonts\n\nFonts are chosen under Display.\n"
+    )
+    got = select_answer(
+        "The book is read with a voice of the wrong language", passages("Help", guide)
+    )
+    assert got.index("voices installed on the computer") < got.index("Voice menu"), got
+    assert "add a speech pack" in got, got
+    assert "Fonts are chosen" not in got, got
+
+
+def test_a_how_to_that_points_to_another_sections_steps_brings_them() -> None:
+    """A section that says where its instructions are ("follow the steps in [Managing your
+    plan](#managing-your-plan)") is answered with those steps too, not the pointer alone."""
+    guide = (
+        "# Billing\n\n"
+        "## Managing your plan\n\n"
+        "1. Open the plan page.\n2. Click **Change plan**.\n\n"
+        "## Ending your plan\n\n"
+        "Ending your plan is done by following the steps in "
+        "[Managing your plan](#managing-your-plan). The plan stays active until the period ends."
+        "\n\n## Invoices\n\nInvoices are sent by email.\n"
+    )
+    got = select_answer("How do I end my plan?", passages("Billing", guide))
+    assert "Ending your plan is done" in got and "2. Click Change plan" in got, got
+    assert got.index("Ending your plan is done") < got.index("1. Open the plan page"), got
+    assert "Invoices are sent" not in got, got
+
+
+def test_a_problem_then_what_to_do_asks_for_steps_in_each_language() -> None:
+    """ "…, what should I do?" after a problem asks for the fix, as "que faire ?" and "was tun?"
+    do; "what can I do with …" asks what a product does."""
+    from app.search.answer_types import asks_for_steps
+
+    assert asks_for_steps("The sync stopped, what should I do?")
+    assert asks_for_steps("La synchronisation s'est arrêtée, que faire ?")
+    assert asks_for_steps("Die Synchronisierung hängt, was tun?")
+    assert not asks_for_steps("What can I do with the free plan?")

@@ -14,9 +14,10 @@ names what the how-to asks to do, only the blocks that do); the reranker's order
 passage, and of blocks that score alike the higher-ranked passage's, then the earlier block, goes
 first. The best block is then quoted as its kind reads: a list whole (bounded, the rest pointed
 to), the table rows the question names with their column names (or the table), the sentence holding
-the asked value, a paragraph with its neighbours while they still answer, code with the line that
-leads into it. Nothing is written that is not in the document except the lead-in (the section's
-heading path) and its citation.
+the asked value, a paragraph with its neighbours while they still answer (for a problem or a
+how-to, its section from the start when that fits the reply), code with the line that leads into
+it. Nothing is written that is not in the document except the lead-in (the section's heading
+path) and its citation.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ _VALUE_TYPES = ("price", "duration", "quantity", "date")
 
 _SENTENCE = re.compile(r"(?<=[.!?])[\"'”’)]?\s+(?=[\"“(\[]?[A-Z0-9])")
 _LOWER_ABBREVIATIONS = frozenset({"vs", "approx", "incl", "cf", "ca", "resp"})
+_ANCHOR_LINK = re.compile(r"\]\([^)\s#]*#([\w-]+)\)")  # a link to a section (of the same page)
 _CLOSED = re.compile(r"[.!?:;][\"'”’)]?\s*$")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)\s]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
@@ -442,6 +444,9 @@ def choices(
     out = [_grown(asked, cand, k, best, reading)]
     if out[0].rows or cand.blocks[k].kind != "paragraph":
         return out  # a list, table or code answers whole
+    steps = _referred_steps(out[0], cands) if asked.steps else None
+    if steps is not None:  # "… following the instructions in [Managing it](#managing-it)."
+        return [*out, _grown(asked, steps[0], steps[1], best, reading, whole=False)]
     if asked.types and any(_shows(t, _quoted(out[0])) for t in asked.types):
         return out  # the value asked for, in its sentence
     words = _words(out[0])
@@ -455,12 +460,24 @@ def choices(
             continue
         if not named <= _terms(f"{PATH_SEP.join(other.path)} {other.blocks[j].text}", reading):
             continue
-        more = _grown(asked, other, j, score, reading)
+        more = _grown(asked, other, j, score, reading, whole=False)
         if words + _words(more) > TOTAL_WORDS or _quoted(more) in {_quoted(c) for c in out}:
             continue  # too long, or the same text from another copy of the page
         out.append(more)
         words += _words(more)
     return out
+
+
+def _referred_steps(choice: Choice, cands: Sequence[Candidate]) -> tuple[Candidate, int] | None:
+    """The numbered steps of another section of the same page that the chosen text links to
+    (a how-to whose section says "follow the instructions in …"): (section, list block)."""
+    anchors = _ANCHOR_LINK.findall(_quoted(choice))
+    for c in cands:
+        if c.title == choice.candidate.title and c.anchor and c.anchor in anchors:
+            k = next((j for j, b in enumerate(c.blocks) if b.ordered), None)
+            if k is not None and c != choice.candidate:
+                return c, k
+    return None
 
 
 def _ranked(asked: _Asked, cands: Sequence[Candidate], reading: Reading) -> list[Any]:
@@ -511,9 +528,12 @@ def _words(choice: Choice) -> int:
     return sum(len(choice.candidate.blocks[k].text.split()) for k in choice.blocks)
 
 
-def _grown(asked: _Asked, cand: Candidate, k: int, best: float, reading: Reading) -> Choice:
+def _grown(
+    asked: _Asked, cand: Candidate, k: int, best: float, reading: Reading, whole: bool = True
+) -> Choice:
     """The chosen block with what belongs to it: its lead-in line and what that line leads into,
-    the rows or sentence that hold the asked value, or neighbouring paragraphs that answer too."""
+    the rows or sentence that hold the asked value, or neighbouring paragraphs that answer too;
+    the best section (`whole`) read from its start when it fits."""
     block = cand.blocks[k]
     prose = _prose_procedure(asked, cand, k)
     if prose:
@@ -530,9 +550,13 @@ def _grown(asked: _Asked, cand: Candidate, k: int, best: float, reading: Reading
         return Choice(cand, chosen, best, rows=_rows(asked, cand, block, reading))
     if block.kind != "paragraph":
         return Choice(cand, chosen, best)
-    # under a heading that says what the question says (a symptom, an FAQ's question) the
-    # paragraph answers from its first sentence: the cause comes before the fix
-    headed = asked.cover(_terms(PATH_SEP.join(cand.path), reading)) >= HEADED * asked.total
+    # a problem or a how-to is answered by the best section from its start when it fits whole,
+    # and under a heading that says what the question says (a symptom, an FAQ's question) by
+    # the paragraph from its first sentence: the cause comes before the fix
+    own = _from_start(cand) if whole and asked.steps and not asked.types else ()
+    if k in own:
+        return Choice(cand, own, best)
+    headed = _headed(asked, cand.path, reading)
     said = _sentences_of(asked, block.text, reading, headed)
     if said:
         return Choice(cand, chosen, best, sentences=said)
@@ -542,6 +566,25 @@ def _grown(asked: _Asked, cand: Candidate, k: int, best: float, reading: Reading
     if _leads_into(cand, chosen[-1]):  # the paragraphs end in "… the shortcuts are:"
         chosen = (*chosen, chosen[-1] + 1)
     return Choice(cand, chosen, best)
+
+
+def _headed(asked: _Asked, path: Sequence[str], reading: Reading) -> bool:
+    return asked.cover(_terms(PATH_SEP.join(path), reading)) >= HEADED * asked.total
+
+
+def _from_start(cand: Candidate) -> tuple[int, ...]:
+    """The section's blocks from its first, in the document's order, while they fit `TOTAL_WORDS`;
+    () when that is one block, or the section is its article's only one (its heading the
+    title)."""
+    if not cand.path or cand.path[-1] == cand.title:
+        return ()
+    chosen, words = [], 0
+    for j, b in enumerate(cand.blocks):
+        words += len(b.text.split())
+        if words > TOTAL_WORDS:
+            break
+        chosen.append(j)
+    return tuple(chosen) if len(chosen) > 1 else ()
 
 
 def _prose_procedure(asked: _Asked, cand: Candidate, k: int) -> tuple[int, ...]:
