@@ -881,7 +881,7 @@ def _wikilink(target: str, ctx: _Context, *, plain: bool) -> str:
 
 
 def _tidy(text: str) -> str:
-    parts = []
+    parts: list[str] = []
     for code, seg in _segments(text):
         # prose before a code block ends with one blank line, as between any two blocks
         if not code:

@@ -466,7 +466,7 @@ def _tag(node: _Node, state: Rendering) -> str:
 def _stepper(children: list[_Node], state: Rendering) -> str:
     """GitBook's stepper: its steps as one numbered list (as GitBook numbers them), each step's
     title (a heading or a bold line) on its number and the rest of the step under it."""
-    items = []
+    items: list[str] = []
     for child in children:
         if child.kind == "tag" and child.name == "step" and child.children is not None:
             body = _dedent(_render(child.children, state)).strip("\n")
@@ -855,7 +855,8 @@ def _inline_html(node: Tag | NavigableString) -> str:
     if name == "img":
         return str(node.get("alt") or "")
     if name == "i" and node.get("class"):
-        return icon_marker(str(node.get("class", [""])[-1]))
+        classes = node.get("class") or [""]
+        return icon_marker(str(list(classes)[-1]))
     if name in ("ul", "ol"):
         items = [_cell(li) for li in node.find_all("li", recursive=False)]
         return " " + ", ".join(i for i in items if i) + " "
