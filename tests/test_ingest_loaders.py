@@ -194,10 +194,17 @@ def test_flagged_fixture_is_loaded_with_its_flag() -> None:
         (["AUTH-302", "Billing", "billing"], ["auth-302", "billing"]),  # one tag per case form
         ("SSO, HL-RP10", ["sso", "hl-rp10"]),
         (["Ｅｘｐｏｒｔ"], ["export"]),  # full-width folded like queries (NFKC)
+        # GitBook's tag objects: the tag's word, its other keys ignored
+        ([{"tag": "Beta", "primary": True}, {"name": "api"}, "sso"], ["beta", "api", "sso"]),
     ],
 )
 def test_tags_are_lowercased_like_queries(raw: object, expected: list[str]) -> None:
     assert _tags(raw) == expected
+
+
+def test_a_tag_that_is_neither_a_word_nor_a_tag_object_is_refused() -> None:
+    with pytest.raises(Exception, match="nested values"):
+        _tags([{"primary": True}])
 
 
 def test_html_list_items_keep_punctuation_next_to_emphasis() -> None:

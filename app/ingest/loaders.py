@@ -271,6 +271,8 @@ def _tags(value: Any) -> list[str]:
         raise InvalidArticle("tags must be a list, e.g. tags: [billing, invoices]")
     tags: list[str] = []
     for tag in value:
+        if isinstance(tag, dict):  # GitBook writes `- tag: beta` with `primary: true` beside it
+            tag = next((tag[k] for k in ("tag", "name") if isinstance(tag.get(k), str)), tag)
         if isinstance(tag, (dict, list)):
             raise InvalidArticle("tags must be a list of words, not nested values")
         # lowercased, as every other place a tag is compared sees it (search uses analysed tokens)
@@ -441,8 +443,9 @@ def source_files(paths_or_dir: str | Path | Iterable[str | Path]) -> list[tuple[
     """(file, display path, path relative to its root) for every source file, sorted.
 
     Directories are walked recursively; hidden files and folders (`.obsidian`), `node_modules`,
-    a README at the root and files of unknown type are skipped silently; a file named explicitly
-    is always loaded (and rejected if its type is unknown).
+    a README at the root, a `SUMMARY.md` at the root (the table of contents of an mdBook or a
+    GitBook space: links, no answers) and files of unknown type are skipped silently; a file
+    named explicitly is always loaded (and rejected if its type is unknown).
     """
     roots = [paths_or_dir] if isinstance(paths_or_dir, (str, Path)) else list(paths_or_dir)
     found: list[tuple[Path, str, str]] = []
@@ -454,6 +457,7 @@ def source_files(paths_or_dir: str | Path | Iterable[str | Path]) -> list[tuple[
                     file.is_file()
                     and not any(p.startswith(".") or p == "node_modules" for p in rel.parts)
                     and not (len(rel.parts) == 1 and file.stem.lower() == "readme")
+                    and not (len(rel.parts) == 1 and file.name == "SUMMARY.md")  # a book's contents
                     and (file.suffix.lower() in LOADERS or file.suffix.lower() in BUNDLES)
                 ):
                     found.append((file, _display(file), rel.as_posix()))
