@@ -538,3 +538,21 @@ def test_a_problem_then_what_to_do_asks_for_steps_in_each_language() -> None:
     assert asks_for_steps("La synchronisation s'est arrêtée, que faire ?")
     assert asks_for_steps("Die Synchronisierung hängt, was tun?")
     assert not asks_for_steps("What can I do with the free plan?")
+
+
+def test_a_tab_panel_named_by_a_plan_answers_a_question_naming_no_plan() -> None:
+    """Tabs named by platform are one platform's variant, passed over when the question names
+    none; tabs named by plan hold the limit itself, and one of them answers over a section that
+    only mentions the word."""
+    guide = (
+        "# Builds\n\n"
+        "## Build limits\n\n"
+        "Every build has limits:\n\n"
+        "#### Team plan\n\n- 60 minutes per build\n- 8 GB of memory\n\n"
+        "#### Free plan\n\n- 15 minutes per build\n- 4 GB of memory\n\n---\n\n"
+        "## Faster builds\n\n"
+        "A smaller environment lowers the memory a build needs and speeds it up.\n"
+    )
+    got = select_answer("How much memory does a build get?", passages("Builds", guide))
+    assert "GB of memory" in got, got
+    assert "A smaller environment" not in got, got

@@ -371,7 +371,8 @@ def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
         score += STEPS_BONUS * asked.cover(titled)  # steps for what the section is about
     if block.kind == "code":
         score *= CODE_FACTOR  # a response body or a command supports no prose answer
-    if block.kind == "tab" and not _terms(block.label or "", reading) & asked.terms:
+    labelled = _terms(block.label or "", reading) & asked.terms
+    if block.kind == "tab" and _PLATFORM.search(block.label or "") and not labelled:
         score *= TAB_FACTOR  # one platform's panel, for a question that names no platform
     if cand.blocks[k].text.rstrip().endswith(":") and _leads_into(cand, k) and not asked.steps:
         score *= LEAD_IN_FACTOR  # "… the API returns:" is said whole by a statement on a tie
@@ -388,6 +389,7 @@ def _shows(kind: str, text: str) -> bool:
 
 _COUNTED = matcher("shows.quantity")
 _STEPS = matcher("asks.steps")
+_PLATFORM = matcher("platforms")  # what a tab is named by when it is one platform's variant
 _SETTING = matcher("asks.setting")
 
 
