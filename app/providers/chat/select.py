@@ -575,18 +575,11 @@ def _headed(asked: _Asked, path: Sequence[str], reading: Reading) -> bool:
 
 
 def _from_start(cand: Candidate) -> tuple[int, ...]:
-    """The section's blocks from its first, in the document's order, while they fit `TOTAL_WORDS`;
-    () when that is one block, or the section is its article's only one (its heading the
-    title)."""
+    """The section's opening that fits `TOTAL_WORDS` (`_opening`); () when the section is its
+    article's only one (its heading the title)."""
     if not cand.path or cand.path[-1] == cand.title:
         return ()
-    chosen, words = [], 0
-    for j, b in enumerate(cand.blocks):
-        words += len(b.text.split())
-        if words > TOTAL_WORDS:
-            break
-        chosen.append(j)
-    return tuple(chosen) if len(chosen) > 1 else ()
+    return _opening(cand, TOTAL_WORDS)
 
 
 def _prose_procedure(asked: _Asked, cand: Candidate, k: int) -> tuple[int, ...]:
@@ -597,13 +590,20 @@ def _prose_procedure(asked: _Asked, cand: Candidate, k: int) -> tuple[int, ...]:
         b.ordered or b.kind in ("code", "table", "tab") or _asks(b) for b in cand.blocks
     ):
         return ()  # numbered steps, code, tables, tabs and FAQ questions are read as they are
+    chosen = _opening(cand, MAX_WORDS)
+    return chosen if k in chosen else ()
+
+
+def _opening(cand: Candidate, limit: int) -> tuple[int, ...]:
+    """The section's blocks from its first, in the document's order, while they fit `limit`
+    words; () when that is a single block."""
     chosen, words = [], 0
     for j, b in enumerate(cand.blocks):
         words += len(b.text.split())
-        if words > MAX_WORDS:
+        if words > limit:
             break
         chosen.append(j)
-    return tuple(chosen) if len(chosen) > 1 and k in chosen else ()
+    return tuple(chosen) if len(chosen) > 1 else ()
 
 
 def _asks(block: Block) -> bool:
