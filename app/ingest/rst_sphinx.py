@@ -219,18 +219,8 @@ class _CodeTab(_Base):
         return [tab_panel("", tab_label("", "", *self.argument_nodes(name)), code)]
 
 
-class _Card(_Base):
+class _Card(_Signature):
     """A card (`card`, `grid-item-card`): its title as a bold line, then its content."""
-
-    def run(self) -> list[nodes.Node]:
-        out: list[nodes.Node] = []
-        if self.arguments:
-            out.append(
-                nodes.paragraph(
-                    "", "", nodes.strong("", "", *self.argument_nodes(" ".join(self.arguments)))
-                )
-            )
-        return out + self.nested()
 
 
 class _TocTree(_Base):
