@@ -556,3 +556,16 @@ def test_a_tab_panel_named_by_a_plan_answers_a_question_naming_no_plan() -> None
     got = select_answer("How much memory does a build get?", passages("Builds", guide))
     assert "GB of memory" in got, got
     assert "A smaller environment" not in got, got
+
+
+def test_a_tab_panels_paragraph_after_its_list_stays_its_own_line() -> None:
+    """Inside a tab or callout, hard-wrapped lines are joined, but a paragraph after a blank
+    line is not run into the list item before it."""
+    from app.providers.chat.select import _unwrapped
+
+    text = "- 15 minutes\n- 5 GB of disk (soft limit)\n\nAsk us for more\ntime per project."
+    assert _unwrapped(text).splitlines() == [
+        "- 15 minutes",
+        "- 5 GB of disk (soft limit)",
+        "Ask us for more time per project.",
+    ]

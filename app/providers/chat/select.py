@@ -725,16 +725,20 @@ def _block(block: Block, cand: Candidate, ph: Phrases | None) -> str:
 
 
 def _unwrapped(text: str) -> str:
-    """A callout's or tab's text with its hard-wrapped lines joined; list lines stay lines."""
+    """A callout's or tab's text with its hard-wrapped lines joined; list lines and paragraphs
+    stay lines."""
     out: list[str] = []
+    gap = False  # a blank line before: a new paragraph, whatever the line before ends with
     for raw in text.splitlines():
         line = clean(raw.strip().lstrip("> ").strip())
         if not line:
+            gap = True
             continue
-        if out and not _LIST_LINE.match(line) and not _CLOSED.search(out[-1]):
+        if out and not gap and not _LIST_LINE.match(line) and not _CLOSED.search(out[-1]):
             out[-1] += " " + line  # the sentence goes on: the source wrapped it at a width
         else:
             out.append(line)
+        gap = False
     return "\n".join(out)
 
 
