@@ -79,3 +79,21 @@ def test_a_complete_mirror_has_no_missing_files(tmp_path):
     _git("commit", "-q", "-m", "a", cwd=work)
     commit = _git("rev-parse", "HEAD", cwd=work)
     assert fetch._missing_blobs(work / ".git", commit, "docs") == []
+
+
+def test_a_root_docs_folder_is_exported_without_its_excluded_folders(tmp_path, monkeypatch):
+    work = tmp_path / "w"
+    for rel in ("intro.mdx", "guide/setup.mdx", "fr/intro.mdx", "fr/guide/setup.mdx", "frog.mdx"):
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_text(f"# {rel}\n", encoding="utf-8")
+    _git("init", "-q", cwd=work)
+    _git("add", ".", cwd=work)
+    _git("commit", "-q", "-m", "docs", cwd=work)
+    commit = _git("rev-parse", "HEAD", cwd=work)
+    bare = tmp_path / "mirrors" / "owner+site" / "repo"
+    _git("clone", "-q", "--bare", "--no-local", str(work), str(bare), cwd=tmp_path)
+    monkeypatch.setattr(fetch, "MIRRORS", tmp_path / "mirrors")
+    site = fetch.Site("root", "owner/site", commit, ".", "Plain", "en", exclude="fr")
+    dest = fetch.export(site, tmp_path / "cache")
+    files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*.mdx"))
+    assert files == ["frog.mdx", "guide/setup.mdx", "intro.mdx"]

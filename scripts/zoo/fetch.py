@@ -45,6 +45,18 @@ class Site:
     generator: str
     language: str
     conf: str = ""  # one more file exported into the docs root (a Sphinx project's conf.py)
+    exclude: str = ""  # folders under docs left out, space-separated (a root's translations)
+
+
+def _prefix(site: Site) -> str:
+    """The docs folder as a path prefix; "" when the docs are the repository's root."""
+    docs = site.docs.strip("/")
+    return "" if docs in ("", ".") else docs + "/"
+
+
+def _excluded(site: Site, rel: str) -> bool:
+    """Whether a path relative to the docs folder lies in one of the site's excluded folders."""
+    return any(rel == x or rel.startswith(x.strip("/") + "/") for x in site.exclude.split())
 
 
 def load_sites(path: Path = SITES) -> list[Site]:
@@ -63,7 +75,7 @@ def _has_commit(git_dir: Path, commit: str) -> bool:
     return git_dir.is_dir() and subprocess.run(probe, capture_output=True).returncode == 0
 
 
-def _extract(archive: tarfile.TarFile, prefix: str, dest: Path) -> int:
+def _extract(archive: tarfile.TarFile, prefix: str, dest: Path, site: Site) -> int:
     """Write the members under `prefix` into dest (paths relative to prefix); count files."""
     count = 0
     for member in archive.getmembers():
@@ -71,6 +83,8 @@ def _extract(archive: tarfile.TarFile, prefix: str, dest: Path) -> int:
             continue
         rel = Path(member.name[len(prefix) :])
         if rel.is_absolute() or ".." in rel.parts or not rel.parts:
+            continue
+        if _excluded(site, rel.as_posix()):
             continue
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -105,7 +119,7 @@ def _from_mirror(site: Site, git_dir: Path, dest: Path) -> int:
     cmd += skip
     tar = subprocess.run(cmd, capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
-        count = _extract(archive, site.docs.rstrip("/") + "/", dest)
+        count = _extract(archive, _prefix(site), dest, site)
     if site.conf:
         cmd = ["git", "--git-dir", str(git_dir), "show", f"{site.commit}:{site.conf}"]
         data = subprocess.run(cmd, capture_output=True, check=True).stdout
@@ -125,7 +139,7 @@ def _from_github(site: Site, dest: Path) -> int:
         ) from exc
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
         top = archive.getmembers()[0].name.split("/", 1)[0]
-        count = _extract(archive, f"{top}/{site.docs.rstrip('/')}/", dest)
+        count = _extract(archive, f"{top}/{_prefix(site)}", dest, site)
         conf = archive.extractfile(f"{top}/{site.conf}") if site.conf else None
         if conf is not None:
             (dest / Path(site.conf).name).write_bytes(conf.read())
