@@ -273,3 +273,35 @@ def test_a_number_or_a_found_identifier_does_not_gate_the_band() -> None:
     assert unmentioned("AUTH_302 when I sign in with Okta", scored(text)) == []
     assert unmentioned("How do I book meeting room 4?", scored("Booking\nOpen Book.")) == []
     assert unmentioned("Does AUTH_999 happen with Okta?", scored(text)) == ["AUTH_999", "Okta"]
+
+
+def test_a_version_the_passages_never_state_is_unmentioned_though_its_digits_appear() -> None:
+    """A version or a figure is named whole: "release 7.1" is not mentioned by a passage that
+    holds a 7 and a 1 in other places ("7 days", "step 1"), nor by "17.1"; "7.1.2" mentions it."""
+    text = "Updates\nUpdates install within 7 days. Step 1: open Devices. Release 17.1 adds maps."
+    assert unmentioned("What changed in release 7.1?", scored(text)) == ["7.1"]
+    assert unmentioned("What changed in release 7.1?", scored(text + " Release 7.1.2 too.")) == []
+    assert unmentioned("How do I book meeting room 4?", scored(text)) == []
+
+
+def test_a_version_the_best_passage_does_not_state_is_never_strong() -> None:
+    """Another passage may hold the number in another sense ("Bluetooth 7.1"); the answer is
+    the best passage, and a passage about the product but not about the release asked is
+    no confident answer about that release."""
+    model = AnswerabilityModel(version="t", intercept=5.0, weights=MappingProxyType({}))
+    tuned = dataclasses.replace(
+        TUNING,
+        confidence={"offline": dataclasses.replace(BANDS, model=model)},
+        confidence_fallback="offline",
+    )
+    general = "Updates\nThe tracker installs each release overnight, within 7 days of it."
+    question = "What changed in tracker release 7.1?"
+    out = decide(
+        question,
+        dataclasses.replace(scored(general), texts=[general, "Radio: 7.1"]),
+        "offline",
+        tuned,
+    )
+    assert out.band == "weak" and "7.1" in out.reason, out.reason
+    notes = "Release notes\nRelease 7.1 adds offline maps."
+    assert decide(question, scored(notes), "offline", tuned).band == "strong"

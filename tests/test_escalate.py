@@ -10,6 +10,7 @@ import pytest
 from app.store.models import Conversation, Customer, Escalation
 from app.turn.escalate import (
     Decision,
+    asks_permission,
     build_packet,
     decide,
     is_breached,
@@ -116,6 +117,24 @@ def test_a_self_serve_reply_without_steps_is_handed_off_as_policy() -> None:
     quoted = "People can ask for their data to be deleted [1]."
     assert settle_self_serve(found, quoted) == Decision(True, "policy")
     assert settle_self_serve(Decision(False), quoted) == Decision(False)  # not self-serve: as is
+    # "can I …?" asks what the terms allow: the docs' answer stands, steps or not
+    assert settle_self_serve(found, quoted, permission=True) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("Can I pay the invoice by bank transfer?", True),
+        ("Is it possible to pause a plan?", True),
+        ("Darf ich mein Abo per Brief kündigen?", True),
+        ("Puis-je annuler par téléphone ?", True),
+        ("Can you close my account?", False),  # addressed to us: a request
+        ("I can't sign in", False),
+        ("Cancel my plan", False),
+    ],
+)
+def test_a_question_whether_the_customer_may_do_something(text: str, asks: bool) -> None:
+    assert asks_permission(text) is asks
 
 
 def test_failed_turn_counting() -> None:

@@ -189,6 +189,13 @@ CASES: list[tuple[str, str, str, dict[str, int]]] = [
         {},
     ),
     (
+        "an HTML list in a cell keeps its items apart",
+        "| Name | Values |\n|---|---|\n"
+        "| Theme | {::nomarkdown}<ul><li>1 for Light</li><li>2 for Dark</li></ul>{:/} |",
+        "| Name | Values |\n|---|---|\n| Theme | 1 for Light; 2 for Dark |\n",
+        {},
+    ),
+    (
         "check and cross cells (emoji, icon font, entity, symbol) read as words",
         "| Feature | Free | Teams |\n|---|:-:|:-:|\n| SSO | :x: | :white_check_mark: |\n"
         '| API | <i class="fa fa-check"></i> | &#10003; |\n'

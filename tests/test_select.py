@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app.ingest.sections import build_sections
 from app.providers.chat.base import Passage
+from app.providers.chat.offline import terms
 from app.providers.chat.select import passage_text, select_answer, sentences
 
 GUIDE = """# Field notes app
@@ -511,6 +512,47 @@ def test_a_short_section_is_read_from_its_start_the_cause_before_the_fix() -> No
     assert "Fonts are chosen" not in got, got
 
 
+def test_a_how_to_section_of_two_procedures_is_read_whole_from_its_start() -> None:
+    """A short how-to section that opens with a note leading into one procedure, then offers a
+    second way ("If you'd rather …:"), is read in order, both procedures; before, the note and
+    the first list were quoted and the second way left out."""
+    guide = (
+        "# Sign-in\n\n"
+        "## How do I change my passcode?\n\n"
+        "Accounts opened this year have no passcode. Sign in with a code sent by text:\n\n"
+        "1. Open the sign-in page.\n2. Enter your phone number.\n3. Type the code you get.\n\n"
+        "If you want to set a passcode anyway:\n\n"
+        "1. Open the sign-in page.\n2. Choose **Lost passcode**.\n3. Follow the email.\n\n"
+        "## Devices\n\nDevices are listed under Security.\n"
+    )
+    got = select_answer("How do I change my passcode?", passages("Sign-in", guide))
+    assert got.index("have no passcode") < got.index("Lost passcode"), got
+    assert "Type the code you get" in got, got
+    assert "Devices are listed" not in got, got
+
+
+def test_a_sections_opening_never_ends_on_a_line_that_leads_into_what_it_leaves_out() -> None:
+    """Read from its start, a section is cut before a list that does not fit; the line that
+    introduces that list goes with it, not alone at the end of the reply."""
+    steps = "\n".join(
+        f"{i}. Step {i} of the long way, with a few more words to read." for i in range(1, 12)
+    )
+    guide = (
+        "# Help\n\n"
+        "## Reading voices\n\n"
+        "The app reads aloud with the voices installed on the computer, so a book in another "
+        "language is read with a voice of the wrong language until you add one.\n\n"
+        "Each book then uses the installed voice that matches the book's language.\n\n"
+        "To add a voice on a desktop:\n\n"
+        f"{steps}\n"
+    )
+    got = select_answer(
+        "The book is read with a voice of the wrong language", passages("Help", guide)
+    )
+    assert "voices installed on the computer" in got and "Each book then uses" in got, got
+    assert "To add a voice on a desktop:" not in got, got
+
+
 def test_a_how_to_that_points_to_another_sections_steps_brings_them() -> None:
     """A section that says where its instructions are ("follow the steps in [Managing your
     plan](#managing-your-plan)") is answered with those steps too, not the pointer alone."""
@@ -569,3 +611,24 @@ def test_a_tab_panels_paragraph_after_its_list_stays_its_own_line() -> None:
         "- 5 GB of disk (soft limit)",
         "Ask us for more time per project.",
     ]
+
+
+def test_word_families_meet_difference_and_differs_cancelling_and_canceled() -> None:
+    """The answerer reads a derived word as its base ("difference", "differs"; "cancelling",
+    "canceled"), so a paragraph that says the question in other forms of its words wins over
+    a list that shares only its nouns."""
+    assert terms("difference") == terms("differs") == terms("differ")
+    assert terms("cancelling") == terms("cancelled") == terms("canceled") == terms("cancel")
+    guide = (
+        "# Billing\n\n"
+        "## When a card payment fails\n\n"
+        "A failed card payment differs from a cancelled plan: the plan is paused at once instead "
+        "of at the end of the period.\n\n"
+        "To restart a paused plan with a new card payment:\n\n"
+        "1. Open the plan page and add a card.\n2. Pay the failed payment again.\n"
+    )
+    got = select_answer(
+        "What is the difference between cancelling and a failed card payment?",
+        passages("Billing", guide),
+    )
+    assert "paused at once" in got.split("\n")[1], got

@@ -99,6 +99,18 @@ You can delete your account yourself at any time from your account settings:
 The account is deleted within 24 hours and cannot be restored afterwards.
 """
 
+CANCELLING = """---
+title: Ending a subscription
+audience: all
+---
+# Ending a subscription
+
+## Can we write you a letter to cancel our plan?
+
+We cannot cancel your plan because you write us a letter or call us: neither proves who is
+asking. The plan stays active until its owner cancels it while signed in.
+"""
+
 SUPPRIMER_COMPTE = """---
 title: Supprimer votre compte
 audience: all
@@ -158,6 +170,7 @@ def _docs(folder: Path, tenant_file: str) -> Path:
     (folder / "supprimer-compte.md").write_text(SUPPRIMER_COMPTE)
     (folder / "refund-policy.md").write_text(REFUND_WINDOW)
     (folder / "disputes.md").write_text(DISPUTES)
+    (folder / "ending-a-subscription.md").write_text(CANCELLING)
     (folder / "tenant.yaml").write_text(tenant_file)
     return folder
 
@@ -226,6 +239,26 @@ def test_a_request_without_a_documented_procedure_is_handed_off(refund_desk_api:
     assert meta["escalated"] is True and meta["escalationReason"] == "policy"
     assert meta["caseRef"] and meta["caseRef"] in reply["content"]
     assert status == "escalated"
+
+
+def test_asking_whether_one_may_do_it_some_way_gets_the_docs_answer_and_the_offer(
+    refund_desk_api: Any,
+) -> None:
+    """ "Can I …?" asks what the terms allow: the docs' answer, yes or no, with a person
+    offered, though it shows no steps; the same request told to us is handed off."""
+    reply, status = _ask(refund_desk_api, "Can we simply write you a letter to cancel our plan?")
+    meta, text = reply["meta"], reply["content"]
+    assert meta["intent"] == "cancellation", meta["intent"]
+    assert meta["escalated"] is False and status != "escalated", (
+        meta["confidence"],
+        meta.get("confidenceReason"),
+        meta.get("escalationExplanation"),
+        meta["condensedQuestion"],
+    )
+    assert "cannot cancel your plan because you write us a letter" in text, text
+    assert "connect you with a person" in text, text
+    reply, status = _ask(refund_desk_api, "Please cancel our plan for us.")
+    assert reply["meta"]["escalated"] is True and status == "escalated", reply["content"]
 
 
 def test_a_question_about_a_person_only_policy_is_answered_from_the_docs(

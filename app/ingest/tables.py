@@ -12,7 +12,8 @@ _ROW = re.compile(r"^ {0,3}\|.*\|?[ \t]*$")
 _DELIMITER = re.compile(r"^ {0,3}\|?(?:[ \t]*:?-{1,}:?[ \t]*\|)+(?:[ \t]*:?-{1,}:?[ \t]*)?$")
 _KRAMDOWN_RULE = re.compile(r"^ {0,3}\|?[ \t]*[=+-][-=+| \t:]*$")
 _BOLD = re.compile(r"^\*\*[^*].*\*\*$|^__[^_].*__$")
-_BREAK = re.compile(r"\s*<br\s*/?>\s*", re.IGNORECASE)  # a line break inside a cell
+# a line break or an HTML list's item boundary inside a cell: its parts stay apart
+_BREAK = re.compile(r"(?:\s*(?:<br\s*/?>|</?(?:ul|ol|li)\b[^>]*>)\s*)+", re.IGNORECASE)
 CELL_WORDS = {"✓": "Yes", "✔": "Yes", "✅": "Yes", "✗": "No", "✘": "No", "❌": "No", "✖": "No"}
 
 
@@ -72,7 +73,7 @@ def _labels_in_first_column(grid: list[list[str]]) -> bool:
 
 
 def _cell(text: str) -> str:
-    text = _BREAK.sub("; ", text).strip("; ") if "<br" in text.lower() else text
+    text = _BREAK.sub("; ", text).strip("; ") if "<" in text else text
     icons = ICON.findall(text)
     rest = ICON.sub("", text).strip()
     if rest in CELL_WORDS:

@@ -101,6 +101,9 @@ def shows_type(kind: str, text: str) -> bool:
     return bool(_SHOWS[kind].search(text))
 
 
+_DOTTED = re.compile(r"(?<![\d.])\d+(?:\.\d+)+")
+
+
 def named_terms(question: str) -> list[str]:
     """Names (capitalised words not opening a sentence), numbers and identifiers, as terms."""
     out: list[str] = []
@@ -133,4 +136,12 @@ def missing_names(
         absent = found and all(t in named for t in found) and not any(t in present for t in found)
         if absent and word not in out:
             out.append(word)
-    return out
+    return out + [n for n in unstated_versions(question, texts) if n not in out]
+
+
+def unstated_versions(question: str, texts: Sequence[str]) -> list[str]:
+    """The dotted versions or figures the question names ("5.0") that no text states: "5 GHz"
+    or "15.0" do not state it, "5.0.1" does."""
+    stated = {m.group(0) for text in texts for m in _DOTTED.finditer(text)}
+    named = dict.fromkeys(m.group(0) for m in _DOTTED.finditer(question))
+    return [n for n in named if not any(s == n or s.startswith(f"{n}.") for s in stated)]

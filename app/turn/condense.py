@@ -124,16 +124,8 @@ def _is_np_token(tok: str, position: int) -> bool:
 
 def _finite_verb(low: str) -> bool:
     """A common verb's form that is not also a noun ("shows", "arrives"; not "updates")."""
-    if low not in _COMMON_VERBS:
-        return False
-    for base in (
-        low,
-        low[:-1] if low.endswith("s") else "",
-        low[:-2] if low.endswith("es") else "",
-    ):
-        if base in _NOUN_OR_VERB:
-            return False
-    return True
+    bases = (low, low[:-1] if low.endswith("s") else "", low[:-2] if low.endswith("es") else "")
+    return low in _COMMON_VERBS and not any(base in _NOUN_OR_VERB for base in bases)
 
 
 def _noun_phrases(text: str) -> list[str]:
@@ -223,10 +215,8 @@ def _has_own_subject(message: str, before: int, ids: Identifiers, pronoun: str =
     if any(_agrees(pronoun, thing, ids) for thing in named):
         return True
     # an introductory clause or an earlier sentence that names something: "Speaking of X, ..."
-    for piece in re.split(r"[,;.!?]", head)[:-1]:
-        if any(_is_np_token(t, 0) for t in _tokens(piece)):
-            return True
-    return False
+    pieces = re.split(r"[,;.!?]", head)[:-1]
+    return any(_is_np_token(t, 0) for piece in pieces for t in _tokens(piece))
 
 
 def _outside_pronoun(question: str, ids: Identifiers) -> re.Match[str] | None:

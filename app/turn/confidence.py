@@ -57,6 +57,7 @@ from app.search.answer_types import (
     named_terms,
     shows_type,
     subject_terms,
+    unstated_versions,
 )
 from tuning import AnswerabilityModel, ConfidenceBands, Tuning
 
@@ -243,6 +244,8 @@ def _doubt(question: str, scored: Scored, features: Mapping[str, float]) -> str 
         return "the best passage names none of the question's names"
     if missing := lacks_asked_value(question, scored.best_text):
         return f"the best passage states no {missing} and one is asked"
+    if versions := unstated_versions(question, [scored.best_text]):
+        return f"the best passage does not state {', '.join(versions)}"  # about another release
     return None
 
 

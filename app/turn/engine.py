@@ -44,6 +44,7 @@ from app.turn.escalate import (
     Decision,
     Reason,
     asks_or_wishes,
+    asks_permission,
     build_packet,
     decide,
     handoff_reply,
@@ -359,7 +360,8 @@ async def _answer(
     procedure: str | None = None  # self-serve: the docs' steps, written before deciding for good
     if decision.self_serve:
         procedure = await generate(stream=False)
-        decision = settle_self_serve(decision, procedure)
+        may = asks_permission(user_msg.content) and not asks_for_steps(user_msg.content)
+        decision = settle_self_serve(decision, procedure, permission=may)
         if decision.escalate:
             answer, procedure = None, None
     if decision.escalate and decision.reason is not None:

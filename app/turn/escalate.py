@@ -79,6 +79,15 @@ def may_self_serve(
     )
 
 
+_PERMISSION = matcher("asks.permission")
+
+
+def asks_permission(text: str) -> bool:
+    """It opens by asking whether the customer may do something ("can I …", "is it possible
+    to …", "darf ich …", "puis-je …"): what the terms allow, not a request to us."""
+    return bool(_PERMISSION.match(text.strip(" ¿¡\"'")))
+
+
 def asks_or_wishes(text: str) -> bool:
     """A question (a question mark at its end, or a question's opening: "how do I …") or the
     customer's own wish ("I'd like to close my account", the lexicons' `wish`): not a request
@@ -89,10 +98,13 @@ def asks_or_wishes(text: str) -> bool:
     )
 
 
-def settle_self_serve(decision: Decision, reply: str) -> Decision:
-    """A self-serve decision stands only when the reply it produced shows the procedure (steps);
-    a reply that quotes the policy without steps is handed off as the policy intent would be."""
-    if decision.self_serve and not shows_type("procedure", reply):
+def settle_self_serve(decision: Decision, reply: str, *, permission: bool = False) -> Decision:
+    """A self-serve decision stands when the reply it produced shows the procedure (steps), or
+    when the customer asked whether they may do something (`permission`: "can I cancel by
+    email?") without asking how: the docs' answer is the answer, yes or no, and a person is
+    offered with it. Otherwise a reply that quotes the policy without steps is handed off as the
+    policy intent would be."""
+    if decision.self_serve and not permission and not shows_type("procedure", reply):
         return Decision(True, "policy")
     return decision
 

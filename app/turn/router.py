@@ -25,6 +25,7 @@ from app.providers.embeddings.base import Embedder
 from app.providers.embeddings.local_minilm import dictionary_words
 from app.providers.errors import ProviderError
 from app.safety.screen import AI_ADDRESSED, instruction_reasons
+from app.search.answer_types import asked_types, asks_an_amount
 from app.tenant import POLICY_INTENTS, SENTIMENTS, Tenant, generic_tenant
 from tuning import TUNING
 
@@ -68,6 +69,9 @@ def not_a_request(text: str, shape: str | None = None) -> str | None:
     to the assistant, which no exemplar is), or None; see docs/language.md, "Shapes"."""
     if shape is not None and shape != REQUEST:
         return shape
+    asked = asked_types(text)  # how soon, how many, what it costs: a value the docs state
+    if {"duration", "quantity"} & set(asked) or ("price" in asked and asks_an_amount(text)):
+        return "asks_a_value"
     if AI_ADDRESSED in instruction_reasons(text):
         return "instructs_the_assistant"
     return None

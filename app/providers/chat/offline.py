@@ -25,7 +25,7 @@ from typing import Any
 
 from app.language.lexicon import word_set
 from app.language.synonyms import EMPTY, SynonymTable, covered_terms
-from app.language.text import is_code, term_set
+from app.language.text import is_code, stem, term_set
 from app.language.utterance import awaits_delivery
 from app.language.words import STEMMERS, STOPWORDS
 from app.providers.chat.base import (
@@ -47,33 +47,22 @@ from app.text import WEAK_HEDGE, Phrases, acknowledgment_reply, no_answer_reply,
 
 _STOP = word_set("en", "answer_stopwords")  # what the answerer never matches a question on
 _STOPS = {lang: _STOP | STOPWORDS[lang] | word_set(lang, "answer_stopwords") for lang in STOPWORDS}
-_WORD = re.compile(r"[a-z0-9][a-z0-9_]*", re.IGNORECASE)
+
+
+_DERIVED = tuple(word_set("en", "derived_endings"))
 
 
 def _stem(word: str) -> str:
-    """A few English suffixes and a final e, so "signatures"/"signature", "configured"/"configure"
-    and "signing"/"sign" meet (identifiers are compared as written)."""
+    """The search's stemmer (`app.language.text.stem`: "signatures"/"signature", "signing"/
+    "sign"), then a derived ending ("difference"/"differ") and a doubled final l ("cancelled"/
+    "canceled"); identifiers are compared as written."""
     w = word.lower()
     if "_" in w or any(c.isdigit() for c in w):
         return w
-    if len(w) > 4:
-        if w.endswith(("ies", "ied")):
-            w = w[:-3] + "y"
-        elif w.endswith(("sses", "ches", "shes", "xes", "zes")):
-            w = w[:-2]
-        elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
-            w = w[:-1]
-        elif w.endswith("ing") and len(w) > 5:
-            w = w[:-3]
-        elif w.endswith("ed"):
-            w = w[:-2]
-        if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
-            w = w[:-1]  # running → run
-    elif len(w) == 4 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]  # short plurals too: "logs"/"log", "keys"/"key", "tags"/"tag"
-    if len(w) > 3 and w.endswith("e"):
-        w = w[:-1]
-    return w
+    w = stem(w)
+    if w.endswith(_DERIVED) and len(w) >= 7:
+        w = w[:-3]
+    return w[:-1] if w.endswith("ll") and len(w) > 4 else w
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,10 +124,10 @@ def product_terms(text: str, reading: Reading) -> set[str]:
 def terms(text: str, reading: Reading = ENGLISH) -> set[str]:
     """Content words of `text`, lower-cased and lightly stemmed, in the reading's language."""
     text = with_product_names(text, reading)
-    if reading.language == "en":
-        return {_stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP}
-    stop, stem = _STOPS[reading.language], STEMMERS[reading.language]
-    return {stem(w) for w in _UNICODE_WORD.findall(text) if w.casefold() not in stop}
+    english = reading.language == "en"
+    stop = _STOP if english else _STOPS[reading.language]
+    stemmer = _stem if english else STEMMERS[reading.language]
+    return {stemmer(w) for w in _UNICODE_WORD.findall(text) if w.casefold() not in stop}
 
 
 def synonym_terms(text: str, reading: Reading) -> set[str]:

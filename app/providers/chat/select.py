@@ -540,6 +540,12 @@ def _grown(
     prose = _prose_procedure(asked, cand, k)
     if prose:
         return Choice(cand, prose, best)
+    # a problem or a how-to is answered by the best section from its start when it fits whole:
+    # the cause comes before the fix, and a second way of doing it after the first (a tab
+    # panel answers for its own platform only)
+    own = _from_start(cand) if whole and asked.steps and not asked.types else ()
+    if k in own and block.kind != "tab":
+        return Choice(cand, own, best)
     if _leads_into(cand, k):
         return Choice(cand, (k, k + 1), best)
     if block.kind in ("list", "code", "table") and k > 0 and _leads_into(cand, k - 1):
@@ -552,12 +558,8 @@ def _grown(
         return Choice(cand, chosen, best, rows=_rows(asked, cand, block, reading))
     if block.kind != "paragraph":
         return Choice(cand, chosen, best)
-    # a problem or a how-to is answered by the best section from its start when it fits whole,
-    # and under a heading that says what the question says (a symptom, an FAQ's question) by
-    # the paragraph from its first sentence: the cause comes before the fix
-    own = _from_start(cand) if whole and asked.steps and not asked.types else ()
-    if k in own:
-        return Choice(cand, own, best)
+    # under a heading that says what the question says (a symptom, an FAQ's question) the
+    # paragraph is read from its first sentence
     headed = _headed(asked, cand.path, reading)
     said = _sentences_of(asked, block.text, reading, headed)
     if said:
@@ -603,6 +605,8 @@ def _opening(cand: Candidate, limit: int) -> tuple[int, ...]:
         if words > limit:
             break
         chosen.append(j)
+    if chosen and chosen[-1] + 1 < len(cand.blocks) and _leads_into(cand, chosen[-1]):
+        chosen.pop()  # "To reset it instead:" without the list it introduces says nothing
     return tuple(chosen) if len(chosen) > 1 else ()
 
 
