@@ -22,7 +22,9 @@ What is rewritten (everything outside fenced code and inline code spans; code is
 - Wiki-links `[[Note#Heading|text]]` become `[text](/help/<slug>)` when the note is in the
   corpus (plain text otherwise, and always plain inside headings); block ids `^abc` are dropped;
   `==highlights==` lose their markers.
-- MDX: `import`/`export` lines and `{/* comments */}` are dropped; JSX components
+- MDX: `import`/`export` statements (to the blank line that ends them) and `{/* comments */}`
+  are dropped; Mintlify-style components (`<Steps>`, `<Accordion>`, `<Card>`, `<Prompt>`,
+  `<Visibility>`, `<ResponseField>`) are rendered by `templates.jsx_blocks`; JSX components
   (`<Tabs>`, `<TabItem label="macOS">`) lose their tags and keep their text (a tab's label
   becomes a bold line); lowercase HTML tags are dropped with their text kept, since help pages
   render markdown with raw HTML disabled; a raw HTML heading alone on its line (`<h3>…</h3>`)
@@ -220,8 +222,8 @@ def normalise(
         removed=removed if removed is not None else Counter(),
     )
     text = _strip_comments(body.replace("\r\n", "\n"), mdx=mdx)
-    state = Rendering(meta=meta or {}, removed=ctx.removed)
-    text = jsx_blocks(render_templates(text, state))
+    state = Rendering(meta=meta or {}, removed=ctx.removed, mdx=mdx)
+    text = jsx_blocks(render_templates(text, state), mdx=mdx)
     return _tidy(_blocks(text, ctx))
 
 
@@ -272,10 +274,29 @@ def _strip_comments(text: str, *, mdx: bool) -> str:
             seg = _OBSIDIAN_COMMENT.sub("", _HTML_COMMENT.sub("", _SCRIPT.sub("", seg)))
             seg = _MDX_COMMENT.sub("", seg)
             if mdx:
-                seg = "\n".join(ln for ln in seg.split("\n") if not _MDX_IMPORT.match(ln))
+                seg = _drop_esm(seg)
             seg = _restore(seg, spans)
         parts.append(seg)
     return "\n".join(parts)
+
+
+def _drop_esm(text: str) -> str:
+    """MDX `import`/`export` statements removed: each runs from its first line to a blank line
+    where its brackets are closed (an exported component's body spans lines)."""
+    out: list[str] = []
+    depth: int | None = None  # open brackets of the statement being dropped
+    for line in text.split("\n"):
+        if depth is None and _MDX_IMPORT.match(line):
+            depth = 0
+        if depth is None:
+            out.append(line)
+            continue
+        if not line.strip() and depth <= 0:
+            depth = None
+            out.append(line)
+            continue
+        depth += sum(line.count(c) for c in "([{") - sum(line.count(c) for c in ")]}")
+    return "\n".join(out)
 
 
 def _blocks(text: str, ctx: _Context) -> str:

@@ -20,7 +20,7 @@ import html
 import re
 import shlex
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
@@ -165,6 +165,7 @@ _HIGHLIGHT = re.compile(
 _ESCAPED_SHORTCODE = re.compile(r"\{\{([<%])/\*(.*?)\*/([>%])\}\}", re.DOTALL)
 _ENCODED = re.compile(r"%7B(?:%7B|%25)(?:(?!%7D).)*?(?:%7D|%25)%7D", re.IGNORECASE)
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_ANY_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
 _HOLE = re.compile("\x02(\\d+)\x02")
 _ARG = re.compile(
@@ -209,6 +210,7 @@ class Rendering:
     variables: dict[str, str] = field(default_factory=dict)
     removed: Counter[str] = field(default_factory=Counter)
     holes: list[str] = field(default_factory=list)  # code hidden from the pass, by placeholder
+    mdx: bool = False  # MDX has no indented code: indentation inside components is layout
 
 
 @dataclass
@@ -229,8 +231,9 @@ def render_templates(text: str, state: Rendering) -> str:
     text = _ESCAPED_SHORTCODE.sub(r"`{{\1\2\3}}`", text)
     text = _HIGHLIGHT.sub(_fenced, text)
     text = _RAW.sub(lambda m: m.group(1), text)
-    text, holes = _hide(text)
+    text, holes = _hide(text, mdx=state.mdx)
     state.holes = holes
+    flush = state.mdx
     text = html_code_blocks(text, holes)
     text = html_tables(_GITBOOK_NAN.sub("", text))
     if "{{" in text or "{%" in text:
@@ -239,6 +242,8 @@ def render_templates(text: str, state: Rendering) -> str:
     text = _ICON_HTML.sub(lambda m: icon_marker(m.group(1)), text)
     text = _EMOJI_SHORTCODE.sub(_emoji, text)
     text = _ENTITY.sub(_entity, text)
+    if flush:
+        _reindent_holes(text, holes)
     return _unhide(text, holes)
 
 
@@ -247,8 +252,10 @@ def _fenced(m: re.Match[str]) -> str:
     return f"```{lang}\n{code.rstrip()}\n```\n"
 
 
-def _hide(text: str) -> tuple[str, list[str]]:
-    """Fenced code blocks and inline code spans swapped for placeholders."""
+def _hide(text: str, *, mdx: bool = False) -> tuple[str, list[str]]:
+    """Fenced code blocks and inline code spans swapped for placeholders. In MDX a fence may
+    sit at any indentation (inside a component) and stands where its fence line stands, and
+    nothing is indented code."""
     holes: list[str] = []
 
     def hole(content: str) -> str:
@@ -256,14 +263,15 @@ def _hide(text: str) -> tuple[str, list[str]]:
 
     out: list[str] = []
     lines = text.split("\n")
-    code = indented_code(lines)
+    code = set() if mdx else indented_code(lines)
+    fence_line = _ANY_FENCE_LINE if mdx else _FENCE_LINE
     i = 0
     while i < len(lines):
         if i in code:
             out.append(hole(lines[i]))
             i += 1
             continue
-        m = _FENCE_LINE.match(lines[i])
+        m = fence_line.match(lines[i])
         if m:
             fence = m.group(1)
             j = i + 1
@@ -271,12 +279,31 @@ def _hide(text: str) -> tuple[str, list[str]]:
                 lines[j].strip().startswith(fence) and not lines[j].strip().strip(fence[0])
             ):
                 j += 1
-            out.append(hole("\n".join(lines[i : j + 1])))
+            block = lines[i : j + 1]
+            indent = lines[i][: len(lines[i]) - len(lines[i].lstrip(" \t"))] if mdx else ""
+            block = [_unindent(ln, len(indent)) for ln in block]
+            out.append(indent + hole("\n".join(block)))
             i = j + 1
             continue
         out.append(_INLINE_CODE.sub(lambda c: hole(c.group(0)), lines[i]))
         i += 1
     return "\n".join(out), holes
+
+
+def _reindent_holes(text: str, holes: list[str]) -> None:
+    """Each multi-line hidden block's lines after the first indented as its placeholder's line
+    is (a list item's content column, a quote's `>`): in MDX a fence is stored flush."""
+    for line in text.split("\n"):
+        for m in _HOLE.finditer(line):
+            k = int(m.group(1))
+            if "\n" in holes[k]:
+                prefix = re.sub(r"[^\s>]", " ", line[: m.start()])
+                holes[k] = holes[k].replace("\n", "\n" + prefix)
+
+
+def _unindent(line: str, width: int) -> str:
+    """`line` with at most `width` leading spaces removed."""
+    return line[min(width, len(line) - len(line.lstrip(" "))) :]
 
 
 def _stash(holes: list[str], content: str) -> str:
@@ -487,9 +514,14 @@ def _dated(body: str, date: str) -> str:
     return "\n\n" + "\n".join([*lines[:at], "", date.strip(), "", *lines[at:]]).strip() + "\n\n"
 
 
-def _step_item(number: int, body: str, holes: list[str]) -> str:
+def _step_item(number: int, body: str, holes: list[str], *, shift: bool = True) -> str:
+    return _marked_item(f"{number}. ", body, holes, shift=shift)
+
+
+def _marked_item(mark: str, body: str, holes: list[str], *, shift: bool = True) -> str:
+    """`body` as one list item after `mark`: its first line on the mark, the rest under it
+    (with `shift`, a hidden code block's lines too; else `_reindent_holes` does it later)."""
     lines = body.split("\n") if body.strip() else [""]
-    mark = f"{number}. "
     pad = " " * len(mark)
     first = lines[0].strip()
     if title := _STEP_TITLE.match(first):
@@ -501,7 +533,7 @@ def _step_item(number: int, body: str, holes: list[str]) -> str:
         lines = lines[1:]
     out = [f"{mark}{first}".rstrip()]
     for line in lines:
-        for k in _HOLE.findall(line):  # a code block inside the step moves in with it
+        for k in _HOLE.findall(line) if shift else ():  # a code block moves in with its step
             holes[int(k)] = holes[int(k)].replace("\n", "\n" + pad)
         out.append(f"{pad}{line}" if line.strip() else "")
     return "\n".join(out)
@@ -555,9 +587,13 @@ def _title(positional: list[str], named: dict[str, str], *, skip_kind: bool = Fa
     return " ".join(words).strip()
 
 
-def callout_block(kind: str, title: str, body: str) -> str:
-    """An Obsidian-style callout, which the block pass renders as `> **Title:** body`."""
+def callout_block(kind: str, title: str, body: str, holes: list[str] | None = None) -> str:
+    """An Obsidian-style callout, which the block pass renders as `> **Title:** body`; a code
+    block hidden in `holes` is quoted with it."""
     lines = _dedent(body).strip("\n").split("\n")
+    if holes is not None:
+        for k in _HOLE.findall(body):
+            holes[int(k)] = holes[int(k)].replace("\n", "\n> ")
     quoted = "\n".join(f"> {ln}" if ln.strip() else ">" for ln in lines)
     return f"\n\n> [!{kind}] {title}\n{quoted}\n\n"
 
@@ -876,7 +912,14 @@ def _inline_html(node: Tag | NavigableString) -> str:
 
 # -- MDX / JSX block components ------------------------------------------------------------
 
-_JSX_CALLOUTS = "Admonition|Callout|Aside|Alert|Note|Tip|Info|Warning|Caution|Danger|Important"
+_JSX_CALLOUTS = (
+    "Admonition|Callout|Aside|Alert|Note|Tip|Info|Warning|Caution|Danger|Important|Check"
+)
+# components rewritten here, innermost first: a match holds none of them
+_JSX_HANDLED = (
+    f"{_JSX_CALLOUTS}|Steps|Step|Accordion|Card|ResponseField|ParamField|Prompt|Visibility"
+    "|Tabs|TabItem|Tab|details"
+)
 _JSX_CALLOUT = re.compile(
     rf"<({_JSX_CALLOUTS})\b([^>]*)>((?:(?!<(?:{_JSX_CALLOUTS})\b).)*?)</\1\s*>", re.DOTALL
 )
@@ -887,6 +930,42 @@ _DETAILS = re.compile(
     re.DOTALL | re.IGNORECASE,
 )
 _JSX_ATTR = re.compile(r"([\w-]+)=(?:\"([^\"]*)\"|'([^']*)'|\{[\"'`]([^\"'`]*)[\"'`]\})")
+_JSX_BRACES = r"\{(?:[^{}]|\{[^{}]*\})*\}"  # an attribute's expression, one level of nesting
+_JSX_OPEN_ATTRS = rf"((?:\"[^\"\n]*\"|'[^'\n]*'|[^<>{{}}\"']|{_JSX_BRACES})*)"
+
+
+def _jsx_component(names: str) -> re.Pattern[str]:
+    """A paired component of one of `names` holding none of the handled components."""
+    return re.compile(
+        rf"<({names})\b{_JSX_OPEN_ATTRS}>((?:(?!<(?:{_JSX_HANDLED})\b).)*?)</\1\s*>", re.DOTALL
+    )
+
+
+_JSX_STEP = _jsx_component("Step")
+_JSX_STEPS = re.compile(rf"<Steps\b{_JSX_OPEN_ATTRS}>(\s*(?:\x06\d+\x06\s*)*)</Steps\s*>")
+_STEP_MARK = re.compile("\x06(\\d+)\x06")
+_JSX_ACCORDION = _jsx_component("Accordion")
+_JSX_VISIBILITY = _jsx_component("Visibility")
+_JSX_PROMPT = _jsx_component("Prompt")
+_JSX_FIELD = _jsx_component("ResponseField|ParamField")
+_JSX_CARD = _jsx_component("Card")
+# a component whose tags stand alone on their lines: in MDX its children are laid out by
+# indentation only, so they are dedented (a card group, a code group, a frame, columns)
+_JSX_CONTAINER = re.compile(
+    rf"^([ \t]*)<([A-Z][\w.]*)\b{_JSX_OPEN_ATTRS}>[ \t]*\n"
+    rf"((?:(?!<\2\b).)*?)\n[ \t]*</\2\s*>[ \t]*$",
+    re.DOTALL | re.MULTILINE,
+)
+# an MDX tag, maybe over several lines (`<img\n  src=…\n  style={{…}}\n/>`), and an attribute
+# holding an object (`style={{…}}`)
+_JSX_ANY_TAG = re.compile(rf"<[A-Za-z][\w.:-]*\b(?:\"[^\"]*\"|[^<>{{}}\"]|{_JSX_BRACES})*/?>")
+_JSX_OBJECT_ATTR = re.compile(r"\s[\w-]+=\{\{(?:[^{}]|\{[^{}]*\})*\}\}")
+_REQUIRED = re.compile(r"(?<![\w-])required(?![\w-]|\s*=\s*\{?\s*false)")
+
+
+def _one_line_tag(m: re.Match[str]) -> str:
+    """An MDX tag on one line and without object attributes (`style={{…}}`), which are code."""
+    return _JSX_OBJECT_ATTR.sub("", " ".join(m.group(0).split()))
 
 
 def _jsx_attrs(raw: str) -> dict[str, str]:
@@ -896,34 +975,164 @@ def _jsx_attrs(raw: str) -> dict[str, str]:
     }
 
 
-def jsx_blocks(text: str) -> str:
-    """`<Tabs>`/`<TabItem label>`, `<Admonition type title>` and `<details><summary>` → tab
-    markers and callouts (innermost first, so nesting holds); code is untouched."""
+@dataclass
+class _Jsx:
+    """One page's component pass: code hidden by placeholder, steps waiting for their group."""
+
+    holes: list[str]
+    mdx: bool = False  # code blocks stay flush until the end (`_reindent_holes`)
+    steps: list[tuple[str, str]] = field(default_factory=list)
+
+
+def jsx_blocks(text: str, *, mdx: bool = False) -> str:
+    """MDX/JSX components → Markdown, innermost first so nesting holds; code is untouched.
+    `<Tabs>`/`<TabItem label>` become tab markers, `<Admonition type title>`, `<Note>` and the
+    like callouts, `<details><summary>` and `<Accordion title>` sections named by their title,
+    `<Steps>` of `<Step title>` one numbered list, `<Card title href>` a list item linking its
+    title, `<ResponseField name type>` a list item naming its field, `<Prompt>` a code block
+    (text to copy into an AI tool), and `<Visibility for="agents">` nothing (it is written for
+    AI agents, not shown to readers). In MDX (`mdx`) a component's children are dedented."""
     if "<" not in text:
         return text
-    text, holes = _hide(text)
-    for _ in range(8):  # nesting depth
+    text, holes = _hide(text, mdx=mdx)
+    jsx = _Jsx(holes, mdx)
+    if mdx:
+        text = _JSX_ANY_TAG.sub(_one_line_tag, text)
+    for _ in range(12):  # nesting depth
         before = text
-        text = _JSX_CALLOUT.sub(_jsx_callout, text)
-        text = _JSX_TAB.sub(_jsx_tab, text)
-        text = _JSX_TABS.sub(lambda m: f"\n\n{TABS_OPEN}\n{m.group(1)}\n{TABS_CLOSE}\n\n", text)
-        text = _DETAILS.sub(
-            lambda m: tab_block(_STRIP_TAGS.sub("", m.group(1) or "Details"), m.group(2)), text
-        )
+        text = _component_pass(text, jsx, mdx=mdx)
         if text == before:
             break
+    text = _STEP_MARK.sub(lambda m: _lone_step(jsx, int(m.group(1))), text)
+    if mdx:
+        _reindent_holes(text, holes)
     return _unhide(text, holes)
 
 
-def _jsx_callout(m: re.Match[str]) -> str:
+def _component_pass(text: str, jsx: _Jsx, *, mdx: bool) -> str:
+    def sub(pattern: re.Pattern[str], fn: Callable[[re.Match[str]], str], text: str) -> str:
+        return pattern.sub(lambda m: _in_place(m, fn(m)) if mdx else fn(m), text)
+
+    text = sub(_JSX_VISIBILITY, _jsx_visibility, text)
+    text = sub(_JSX_PROMPT, _jsx_prompt, text)
+    text = sub(_JSX_FIELD, lambda m: _jsx_field(m, jsx), text)
+    text = sub(_JSX_CARD, lambda m: _jsx_card(m, jsx), text)
+    text = sub(_JSX_STEP, lambda m: _jsx_step(m, jsx), text)
+    text = sub(_JSX_STEPS, lambda m: _jsx_steps(m, jsx), text)
+    text = sub(
+        _JSX_ACCORDION,
+        lambda m: tab_block(_jsx_attrs(m.group(2)).get("title", ""), m.group(3)),
+        text,
+    )
+    text = sub(_JSX_CALLOUT, lambda m: _jsx_callout(m, None if jsx.mdx else jsx.holes), text)
+    text = _JSX_TAB.sub(_jsx_tab, text)
+    text = _JSX_TABS.sub(lambda m: f"\n\n{TABS_OPEN}\n{m.group(1)}\n{TABS_CLOSE}\n\n", text)
+    text = _DETAILS.sub(
+        lambda m: tab_block(_STRIP_TAGS.sub("", m.group(1) or "Details"), m.group(2)), text
+    )
+    if mdx:
+        text = _JSX_CONTAINER.sub(_jsx_container, text)
+    return text
+
+
+def _in_place(m: re.Match[str], out: str) -> str:
+    """A component's rendering indented as the component stood (inside a step, a tab), so its
+    parent's children keep one indentation."""
+    start = m.string.rfind("\n", 0, m.start()) + 1
+    indent = m.string[start : m.start()]
+    if not indent or indent.strip():
+        return out
+    return "\n".join(
+        ln if k == 0 or not ln.strip() else indent + ln for k, ln in enumerate(out.split("\n"))
+    )
+
+
+def _jsx_callout(m: re.Match[str], holes: list[str] | None) -> str:
     attrs = _jsx_attrs(m.group(2))
     name = m.group(1).lower()
     kind = next((attrs[k] for k in _KIND_KEYS if attrs.get(k)), "")
     kind = kind.lower() or (name if name in _CALLOUT_KINDS else "note")
-    return callout_block(kind, attrs.get("title", ""), m.group(3))
+    return callout_block(kind, attrs.get("title", ""), m.group(3), holes)
 
 
 def _jsx_tab(m: re.Match[str]) -> str:
     attrs = _jsx_attrs(m.group(2))
     label = attrs.get("label") or attrs.get("title") or attrs.get("value") or "Tab"
     return tab_block(label, m.group(3))
+
+
+def _jsx_visibility(m: re.Match[str]) -> str:
+    audience = _jsx_attrs(m.group(2)).get("for", "").strip().lower()
+    return "" if audience == "agents" else f"\n\n{_dedent(m.group(3)).strip(chr(10))}\n\n"
+
+
+def _jsx_prompt(m: re.Match[str]) -> str:
+    title = _jsx_attrs(m.group(2)).get("description", "").strip()
+    head = f"**{title}**\n\n" if title else ""
+    return f"\n\n{head}````text\n{_dedent(m.group(3)).strip(chr(10))}\n````\n\n"
+
+
+def _jsx_field(m: re.Match[str], jsx: _Jsx) -> str:
+    attrs = _jsx_attrs(m.group(2))
+    name = next((attrs[k] for k in ("name", "path", "query", "body", "header") if k in attrs), "")
+    facts = [f"`{attrs['type']}`"] if attrs.get("type") else []
+    if _REQUIRED.search(m.group(2)):
+        facts.append("required")
+    if attrs.get("default"):
+        facts.append(f"default: {attrs['default']}")
+    head = f"`{name}`" if name else ""
+    if facts:
+        head = f"{head} ({', '.join(facts)})".strip()
+    return "\n\n" + _item_with_head("- ", head, m.group(3), jsx) + "\n\n"
+
+
+def _jsx_card(m: re.Match[str], jsx: _Jsx) -> str:
+    attrs = _jsx_attrs(m.group(2))
+    title, href = attrs.get("title", "").strip(), attrs.get("href", "").strip()
+    head = f"[{title}]({href})" if title and href else (f"**{title}**" if title else "")
+    return "\n\n" + _item_with_head("- ", head, m.group(3), jsx) + "\n\n"
+
+
+def _item_with_head(mark: str, head: str, body: str, jsx: _Jsx) -> str:
+    """One list item: `head: ` and the body's first line on the mark, the rest under it."""
+    lines = _dedent(body).strip("\n").split("\n")
+    if head and lines[0].strip() and not _HOLE.fullmatch(lines[0].strip()):
+        lines[0] = f"{head}: {lines[0].strip()}"
+    elif head:
+        lines.insert(0, head)
+    return _marked_item(mark, "\n".join(lines), jsx.holes, shift=not jsx.mdx)
+
+
+def _jsx_step(m: re.Match[str], jsx: _Jsx) -> str:
+    jsx.steps.append((_jsx_attrs(m.group(2)).get("title", "").strip(), m.group(3)))
+    return f"\x06{len(jsx.steps) - 1}\x06"
+
+
+def _jsx_steps(m: re.Match[str], jsx: _Jsx) -> str:
+    """A group of steps: one numbered list, each step's title bold on its number."""
+    items: list[str] = []
+    for k in _STEP_MARK.findall(m.group(2)):
+        title, body = jsx.steps[int(k)]
+        body = _dedent(body).strip("\n")
+        text = (
+            f"**{title}**\n\n{body}"
+            if title and body.strip()
+            else (title and f"**{title}**") or body
+        )
+        items.append(_step_item(len(items) + 1, text, jsx.holes, shift=not jsx.mdx))
+    return "\n\n" + "\n\n".join(items) + "\n\n"
+
+
+def _lone_step(jsx: _Jsx, k: int) -> str:
+    """A step outside any group: its title as a bold line over its text."""
+    title, body = jsx.steps[k]
+    head = f"**{title}**\n\n" if title else ""
+    return f"\n\n{head}{_dedent(body).strip(chr(10))}\n\n"
+
+
+def _jsx_container(m: re.Match[str]) -> str:
+    indent, name, attrs, inner = m.group(1), m.group(2), m.group(3), m.group(4)
+    body = "\n".join(
+        indent + ln if ln.strip() else "" for ln in _dedent(inner).strip("\n").split("\n")
+    )
+    return f"{indent}<{name}{attrs}>\n\n{body}\n\n{indent}</{name}>"
