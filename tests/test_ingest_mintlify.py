@@ -12,7 +12,7 @@ from app.ingest.dialects import normalise
 from app.ingest.leaks import find_leaks
 from app.ingest.loaders import load_corpus
 from app.ingest.pagelinks import SiteLinks
-from app.ingest.review import review_flags
+from app.ingest.review import PROMPT_INJECTION, review_flags
 
 STEPS = (
     "## Change your plan\n\n<Steps>\n"
@@ -137,15 +137,32 @@ def test_steps_in_a_plain_markdown_page_are_a_list_too() -> None:
     assert "<Step" not in out
 
 
-def test_a_page_with_agent_only_instructions_loads_unflagged(tmp_path: Path) -> None:
+def test_agent_only_instructions_are_not_shown_and_still_get_a_human_look(tmp_path: Path) -> None:
     page = (
         f'---\ntitle: "Upgrade"\n---\n\nUpgrade from the dashboard.\n\n{AGENTS_ONLY}\n\n{STEPS}\n'
     )
     (tmp_path / "upgrade.mdx").write_text(page, encoding="utf-8")
-    assert review_flags("Upgrade", page)  # as written, the agents' text reads as instructions
     loaded = load_corpus(tmp_path, 1_000_000, default_audience="all")
     assert not loaded.errors and not loaded.leaks
     (article,) = loaded.articles
-    assert review_flags(article.title, article.body) == []
-    assert "Tell the user" not in article.body
-    assert "1. **Open billing**" in article.body
+    assert "Tell the user" not in article.body and "1. **Open billing**" in article.body
+    assert review_flags(article.title, article.body) == []  # what readers see is clean
+    assert article.review_flags == [PROMPT_INJECTION]  # the hidden source still goes to review
+
+
+def test_an_imported_snippet_is_read_where_it_is_used(tmp_path: Path) -> None:
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "seat-steps.mdx").write_text(
+        "1. Open **Members**.\n2. Click **Add seat**.\n", encoding="utf-8"
+    )
+    (tmp_path / "seats.mdx").write_text(
+        '---\ntitle: "Seats"\n---\n\nimport SeatSteps from "/snippets/seat-steps.mdx";\n\n'
+        "## Add a seat\n\n<SeatSteps />\n\nSeats are billed monthly.\n",
+        encoding="utf-8",
+    )
+    loaded = load_corpus(tmp_path, 1_000_000, default_audience="all")
+    seats = next(a for a in loaded.articles if a.slug == "seats")
+    assert seats.body == (
+        "## Add a seat\n\n1. Open **Members**.\n2. Click **Add seat**.\n\n"
+        "Seats are billed monthly."
+    )

@@ -92,6 +92,9 @@ _SCRIPT = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.DOTALL | re.IGNOR
 _OBSIDIAN_COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.DOTALL)
 _MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _MDX_IMPORT = re.compile(r"^(?:import|export)\s.*$")
+_MDX_SNIPPET_IMPORT = re.compile(
+    r"""^import\s+([A-Z]\w*)\s+from\s+["'](/?[^"'\s]+\.mdx?)["'];?[ \t]*$"""
+)
 _INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
 _EMBED = re.compile(r"!\[\[([^\[\]\n]+?)\]\]")
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
@@ -221,7 +224,8 @@ def normalise(
         links=links,
         removed=removed if removed is not None else Counter(),
     )
-    text = _strip_comments(body.replace("\r\n", "\n"), mdx=mdx)
+    text = body.replace("\r\n", "\n")
+    text = _strip_comments(_snippet_embeds(text) if mdx else text, mdx=mdx)
     state = Rendering(meta=meta or {}, removed=ctx.removed, mdx=mdx)
     text = jsx_blocks(render_templates(text, state), mdx=mdx)
     return _tidy(_blocks(text, ctx))
@@ -276,6 +280,23 @@ def _strip_comments(text: str, *, mdx: bool) -> str:
             if mdx:
                 seg = _drop_esm(seg)
             seg = _restore(seg, spans)
+        parts.append(seg)
+    return "\n".join(parts)
+
+
+def _snippet_embeds(text: str) -> str:
+    """An MDX page's imported Markdown snippet (`import Setup from "/snippets/setup.mdx"`) used
+    alone on its line (`<Setup />`) becomes an embed of that file (`![[snippets/setup.mdx]]`),
+    read where it is used; the import itself is dropped with the other ESM."""
+    found = (_MDX_SNIPPET_IMPORT.match(line) for line in text.split("\n"))
+    names = {m.group(1): m.group(2).lstrip("/") for m in found if m}
+    if not names:
+        return text
+    use = re.compile(rf"^([ \t]*)<({'|'.join(names)})\b[^<>]*/>[ \t]*$", re.MULTILINE)
+    parts = []
+    for code, seg in _segments(text):
+        if not code:
+            seg = use.sub(lambda m: f"{m.group(1)}![[{names[m.group(2)]}]]", seg)
         parts.append(seg)
     return "\n".join(parts)
 
@@ -800,8 +821,10 @@ def _embed_block(target: str, ctx: _Context, level: int) -> str:
         ctx.links,
         ctx.removed,
     )
-    raw = render_templates(_strip_comments(_shift_headings(raw, shift), mdx=False), Rendering())
-    text = _blocks(jsx_blocks(raw), inner)
+    mdx = note_name.lower().endswith(".mdx")
+    raw = _strip_comments(_shift_headings(raw, shift), mdx=mdx)
+    raw = render_templates(raw, Rendering(mdx=mdx))
+    text = _blocks(jsx_blocks(raw, mdx=mdx), inner)
     return f"\n{text.strip()}\n"
 
 
