@@ -163,6 +163,19 @@ def test_an_imported_snippet_is_read_where_it_is_used(tmp_path: Path) -> None:
     loaded = load_corpus(tmp_path, 1_000_000, default_audience="all")
     seats = next(a for a in loaded.articles if a.slug == "seats")
     assert seats.body == (
-        "## Add a seat\n\n1. Open **Members**.\n2. Click **Add seat**.\n\n"
-        "Seats are billed monthly."
+        "## Add a seat\n\n1. Open **Members**.\n2. Click **Add seat**.\n\nSeats are billed monthly."
     )
+    # the snippet is read where it is used, and is no page of its own
+    assert [a.slug for a in loaded.articles] == ["seats"]
+    assert [e.path.endswith("snippets/seat-steps.mdx") for e in loaded.skipped] == [True]
+
+
+def test_a_partial_imported_from_the_pages_folder_is_no_page(tmp_path: Path) -> None:
+    (tmp_path / "guides").mkdir()
+    (tmp_path / "guides" / "_note.mdx").write_text("Seats renew monthly.\n", encoding="utf-8")
+    (tmp_path / "guides" / "seats.mdx").write_text(
+        '---\ntitle: "Seats"\n---\n\nimport Note from "./_note.mdx";\n\n<Note />\n',
+        encoding="utf-8",
+    )
+    loaded = load_corpus(tmp_path, 1_000_000, default_audience="all")
+    assert [a.slug for a in loaded.articles] == ["seats"]

@@ -284,6 +284,17 @@ def _strip_comments(text: str, *, mdx: bool) -> str:
     return "\n".join(parts)
 
 
+def snippet_imports(text: str, folder: str = "") -> list[str]:
+    """The files an MDX page imports as snippets, as paths from the docs root ("/snippets/a.mdx"
+    from the root, "./_a.mdx" from the page's folder)."""
+    found = (_MDX_SNIPPET_IMPORT.match(line) for line in text.split("\n"))
+    targets = [m.group(2) for m in found if m]
+    return [
+        t.lstrip("/") if t.startswith("/") else posixpath.normpath(posixpath.join(folder, t))
+        for t in targets
+    ]
+
+
 def _snippet_embeds(text: str) -> str:
     """An MDX page's imported Markdown snippet (`import Setup from "/snippets/setup.mdx"`) used
     alone on its line (`<Setup />`) becomes an embed of that file (`![[snippets/setup.mdx]]`),

@@ -42,7 +42,7 @@ from urllib.parse import unquote
 
 import yaml
 
-from app.ingest.dialects import Note, NoteIndex, first_paragraph, normalise
+from app.ingest.dialects import Note, NoteIndex, first_paragraph, normalise, snippet_imports
 from app.ingest.html import parse_html
 from app.ingest.leaks import Leak, find_leaks, summarise
 from app.ingest.pagelang import declared, language_tag, page_locales
@@ -611,7 +611,11 @@ def load_corpus(
     claimed: set[str] = set()
     kept = _assign_slugs(sources, result.errors)
     claimed.update(s.slug for s in sources)
-    pages = _normalise_all(kept)
+    snippets = _snippets(kept)
+    for src in kept:
+        if src.rel.as_posix() in snippets:
+            result.skipped.append(LoadError(src.shown, "a snippet other pages import: not a page"))
+    pages = [p for p in _normalise_all(kept) if p[0].rel.as_posix() not in snippets]
     anchors = {src.slug: anchors_of(body) for src, body, _ in pages}
     locales = page_locales([(src.rel, src.doc.meta, body) for src, body, _ in pages])
     for (src, body, warnings), locale in zip(pages, locales, strict=True):
@@ -662,6 +666,17 @@ def _unlink_missing(articles: list[Article]) -> list[Article]:
             article if body == article.body else finalize(article.model_copy(update={"body": body}))
         )
     return out
+
+
+def _snippets(kept: list[_Source]) -> set[str]:
+    """The files that MDX pages of the load import as snippets (Mintlify's `/snippets/`, a
+    Docusaurus partial): read where they are used, never served as pages of their own."""
+    return {
+        path
+        for src in kept
+        if src.doc.mdx
+        for path in snippet_imports(src.doc.body, src.rel.parent.as_posix().strip("."))
+    }
 
 
 def _normalise_all(kept: list[_Source]) -> list[tuple[_Source, str, list[str]]]:
