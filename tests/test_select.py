@@ -531,6 +531,21 @@ def test_a_how_to_section_of_two_procedures_is_read_whole_from_its_start() -> No
     assert "Devices are listed" not in got, got
 
 
+def test_a_lists_numbers_are_not_words_of_the_reply() -> None:
+    """A section of 103 words, 113 with its lists' numbers, fits the 110-word reply whole: the
+    second way of doing it is not cut for counting "1." to "5." as words."""
+    note = " ".join(["Accounts opened this year have no passcode at all."] * 3)  # 27 words
+    first = "\n".join(f"{i}. Open the page and tap step {i}." for i in range(1, 6))  # 5 × 7
+    second = "\n".join(f"{i}. Choose Lost passcode then follow part {i}." for i in range(1, 6))
+    guide = (
+        "# Sign-in\n\n## How do I change my passcode?\n\n"
+        f"{note} Sign in with a code:\n\n{first}\n\n"
+        f"If you want to set a passcode anyway:\n\n{second}\n"
+    )
+    got = select_answer("How do I change my passcode?", passages("Sign-in", guide))
+    assert "follow part 5" in got and "tap step 1" in got, got
+
+
 def test_a_sections_opening_never_ends_on_a_line_that_leads_into_what_it_leaves_out() -> None:
     """Read from its start, a section is cut before a list that does not fit; the line that
     introduces that list goes with it, not alone at the end of the reply."""

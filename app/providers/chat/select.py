@@ -527,7 +527,12 @@ def _quoted(choice: Choice) -> str:
 def _words(choice: Choice) -> int:
     if choice.sentences:
         return sum(len(s.split()) for s in choice.sentences)
-    return sum(len(choice.candidate.blocks[k].text.split()) for k in choice.blocks)
+    return sum(_size(choice.candidate.blocks[k]) for k in choice.blocks)
+
+
+def _size(block: Block) -> int:
+    """A block's words; a list's are its items' ("1.", "-" are no words)."""
+    return sum(len(i.split()) for i in block.items) if block.items else len(block.text.split())
 
 
 def _grown(
@@ -601,7 +606,7 @@ def _opening(cand: Candidate, limit: int) -> tuple[int, ...]:
     words; () when that is a single block."""
     chosen, words = [], 0
     for j, b in enumerate(cand.blocks):
-        words += len(b.text.split())
+        words += _size(b)
         if words > limit:
             break
         chosen.append(j)
