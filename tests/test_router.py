@@ -517,7 +517,7 @@ async def test_the_rules_decide_in_one_order_with_or_without_an_embedding(
         ("Can I cancel my subscription?", "request", None),
         ("cancel the order", None, None),
         # how long, how many, how much it costs: a value asked of the docs, whatever the shape
-        ("How soon will your team get back to me?", "request", "asks_a_value"),
+        ("How soon can I expect an answer from your staff?", "request", "asks_a_value"),
         ("How many days do I have to ask for my money back?", "request", "asks_a_value"),
         ("How much is refunded if I stop now?", "request", "asks_a_value"),
         ("Refund the $40 you charged twice.", "request", None),  # an amount named, not asked
