@@ -196,8 +196,8 @@ def test_how_long_that_takes_is_the_previous_questions_action(api: Api) -> None:
     text, meta = ask(
         api,
         "cus_brightwater",
-        "How do I update the firmware on a Room Panel?",
-        "and how long does that take?",
+        "How can I update the firmware of a Room Panel?",
+        "So how long will that take?",
     )
     assert "firmware" in meta["condensedQuestion"].lower(), meta["condensedQuestion"]
     assert meta["confidence"] == "strong", meta.get("confidenceReason")

@@ -119,7 +119,7 @@ def test_an_enterprise_only_article_never_reaches_a_free_customers_suggestion(ap
 
 def test_a_refund_case_quotes_the_policy_and_promises_nothing(api: Api) -> None:
     case_ref, _, _ = _handed_off(
-        api, PRO, "I want a refund for the kiosk we bought last month, it's not what we needed."
+        api, PRO, "We'd like our money back for the kiosk from last month; it doesn't suit us."
     )
     s = _suggest(api, case_ref)
     assert s["kind"] == "policy", s

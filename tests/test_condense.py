@@ -121,8 +121,8 @@ REWRITES = [
     # a time is no thing a pronoun stands for
     ("when will it arrive?", ["What did I order last month?"], "when will it arrive?"),
     # actions take time, things do not: "that" in "how long does that take?" is the action
-    ("and how long does that take?", ["How do I update the firmware on a Room Panel?"],
-     "and how long does it take to update the firmware on a Room Panel?"),
+    ("and how long will that take?", ["How do I update the firmware on a Desk Tag?"],
+     "and how long will it take to update the firmware on a Desk Tag?"),
     ("what does that cost?", ["How do I add seats to the pro plan?"],
      "what does it cost to add seats to the pro plan?"),
     ("how long will it take for the refund?", ["How do I return a panel?"],

@@ -332,7 +332,7 @@ def resolve_followup(message: str, previous: str | None, ids: Identifiers | None
         return Rewrite(f"{core} ({made}){text[len(core) :].strip()}", "action")
     measure = _ACTION_MEASURE.search(text)
     if new and measure is not None and not text[measure.end() :].strip(" ?.!"):
-        # "and how long does that take?" → "… does it take to update the firmware …?" (but
+        # "and how long will that take?" → "… will it take to update the firmware …?" (but
         # "… take for the refund?" says what)
         verb = measure.group("v") or measure.group("c")
         head = f"{text[: measure.start()]}{measure.group('aux')} it {verb}"
