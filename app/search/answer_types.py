@@ -142,6 +142,6 @@ def missing_names(
 def unstated_versions(question: str, texts: Sequence[str]) -> list[str]:
     """The dotted versions or figures the question names ("5.0") that no text states: "5 GHz"
     or "15.0" do not state it, "5.0.1" does."""
-    stated = {m.group(0) for text in texts for m in _DOTTED.finditer(text)}
     named = dict.fromkeys(m.group(0) for m in _DOTTED.finditer(question))
+    stated = {m.group(0) for t in texts for m in _DOTTED.finditer(t)} if named else set()
     return [n for n in named if not any(s == n or s.startswith(f"{n}.") for s in stated)]

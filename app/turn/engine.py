@@ -230,13 +230,14 @@ async def _answer(
     )
     tool_results: list[ToolResult] = []
     # a policy request the docs may answer with a self-serve procedure retrieves before deciding
+    wants_steps = asks_for_steps(user_msg.content)
     self_servable = may_self_serve(
         cond.intent,
         explicit_request=cond.explicit_human_request,
         person_only=tenant.person_only,
         tuning=tuning,
         asked=asks_or_wishes(user_msg.content),
-        steps=asks_for_steps(user_msg.content),
+        steps=wants_steps,
     )
     if policy_escalates(cond.intent, tuning, tenant.escalate_intents) and not self_servable:
         decision = decide(
@@ -360,7 +361,7 @@ async def _answer(
     procedure: str | None = None  # self-serve: the docs' steps, written before deciding for good
     if decision.self_serve:
         procedure = await generate(stream=False)
-        may = asks_permission(user_msg.content) and not asks_for_steps(user_msg.content)
+        may = asks_permission(user_msg.content) and not wants_steps
         decision = settle_self_serve(decision, procedure, permission=may)
         if decision.escalate:
             answer, procedure = None, None
