@@ -42,8 +42,10 @@ from urllib.parse import unquote
 
 import yaml
 
+from app.ingest.copies import print_copies
 from app.ingest.dialects import Note, NoteIndex, first_paragraph, normalise, snippet_imports
 from app.ingest.html import parse_html
+from app.ingest.ignore import ignore_rules, mintlify_snippet
 from app.ingest.leaks import Leak, find_leaks, summarise
 from app.ingest.pagelang import declared, language_tag, page_locales
 from app.ingest.pagelinks import SiteLinks
@@ -439,33 +441,48 @@ def finalize(article: Article, source_text: str | None = None) -> Article:
     return article.model_copy(update={"content_hash": content_hash(article), "review_flags": flags})
 
 
-def source_files(paths_or_dir: str | Path | Iterable[str | Path]) -> list[tuple[Path, str, str]]:
+def source_files(
+    paths_or_dir: str | Path | Iterable[str | Path], skipped: list[LoadError] | None = None
+) -> list[tuple[Path, str, str]]:
     """(file, display path, path relative to its root) for every source file, sorted.
 
     Directories are walked recursively; hidden files and folders (`.obsidian`), `node_modules`,
     a README at the root, a `SUMMARY.md` at the root (the table of contents of an mdBook or a
-    GitBook space: links, no answers) and files of unknown type are skipped silently; a file
-    named explicitly is always loaded (and rejected if its type is unknown).
+    GitBook space: links, no answers) and files of unknown type are skipped silently; files the
+    folder's generator does not publish as pages (`.mintignore`, `app.ingest.ignore`) are
+    skipped and listed in `skipped`; a file named explicitly is always loaded (and rejected if
+    its type is unknown).
     """
     roots = [paths_or_dir] if isinstance(paths_or_dir, (str, Path)) else list(paths_or_dir)
     found: list[tuple[Path, str, str]] = []
     for root in map(Path, roots):
         if root.is_dir():
+            rules = ignore_rules(root)
             for file in sorted(root.rglob("*")):
                 rel = file.relative_to(root)
-                if (
-                    file.is_file()
-                    and not any(p.startswith(".") or p == "node_modules" for p in rel.parts)
-                    and not (len(rel.parts) == 1 and file.stem.lower() == "readme")
-                    and not (len(rel.parts) == 1 and file.name == "SUMMARY.md")  # a book's contents
-                    and (file.suffix.lower() in LOADERS or file.suffix.lower() in BUNDLES)
-                ):
+                if not (file.is_file() and _walked(rel)):
+                    continue
+                reason = rules.reason(PurePosixPath(rel.as_posix()))
+                if reason is None:
                     found.append((file, _display(file), rel.as_posix()))
+                elif skipped is not None:
+                    skipped.append(LoadError(_display(file), reason))
         elif root.exists():
             found.append((root, _display(root), root.name))
         else:
             raise FileNotFoundError(f"no such file or directory: {root}")
     return found
+
+
+def _walked(rel: Path) -> bool:
+    """Whether a file found in a folder walk is a source file (see `source_files`)."""
+    top = len(rel.parts) == 1
+    return (
+        not any(p.startswith(".") or p == "node_modules" for p in rel.parts)
+        and not (top and rel.stem.lower() == "readme")
+        and not (top and rel.name == "SUMMARY.md")  # a book's contents
+        and (rel.suffix.lower() in LOADERS or rel.suffix.lower() in BUNDLES)
+    )
 
 
 def _display(path: Path) -> str:
@@ -606,7 +623,7 @@ def load_corpus(
     result = CorpusLoad()
     sources: list[_Source] = []
     with one_load():
-        for path, shown, rel in source_files(paths_or_dir):
+        for path, shown, rel in source_files(paths_or_dir, result.skipped):
             _read_one(path, shown, rel, (max_bytes, max_pdf_bytes), result, sources)
     claimed: set[str] = set()
     kept = _assign_slugs(sources, result.errors)
@@ -614,8 +631,9 @@ def load_corpus(
     snippets = _snippets(kept)
     for src in kept:
         if src.rel.as_posix() in snippets:
-            result.skipped.append(LoadError(src.shown, "a snippet other pages import: not a page"))
+            result.skipped.append(LoadError(src.shown, snippets[src.rel.as_posix()]))
     pages = [p for p in _normalise_all(kept) if p[0].rel.as_posix() not in snippets]
+    pages = _drop_copies(pages, result.skipped)
     anchors = {src.slug: anchors_of(body) for src, body, _ in pages}
     locales = page_locales([(src.rel, src.doc.meta, body) for src, body, _ in pages])
     for (src, body, warnings), locale in zip(pages, locales, strict=True):
@@ -668,15 +686,37 @@ def _unlink_missing(articles: list[Article]) -> list[Article]:
     return out
 
 
-def _snippets(kept: list[_Source]) -> set[str]:
-    """The files that MDX pages of the load import as snippets (Mintlify's `/snippets/`, a
-    Docusaurus partial): read where they are used, never served as pages of their own."""
-    return {
-        path
+def _snippets(kept: list[_Source]) -> dict[str, str]:
+    """The files that are snippets, each with the reason: imported by MDX pages of the load
+    (Mintlify's `/snippets/`, a Docusaurus partial) or in a Mintlify project's `snippets/`
+    folder. They are read where they are used, never served as pages of their own."""
+    found = {
+        path: "a snippet other pages import: not a page"
         for src in kept
         if src.doc.mdx
         for path in snippet_imports(src.doc.body, src.rel.parent.as_posix().strip("."))
     }
+    for src in kept:
+        rel = src.rel.as_posix()
+        if rel not in found and mintlify_snippet(src.rel, _folder_of(src.path, rel)):
+            found[rel] = "in a Mintlify project's snippets/ folder (always a snippet): not a page"
+    return found
+
+
+def _drop_copies(
+    pages: list[tuple[_Source, str, list[str]]], skipped: list[LoadError]
+) -> list[tuple[_Source, str, list[str]]]:
+    """PDFs whose text mostly repeats the load's pages of other formats are copies of them (a
+    print or PDF export, `app.ingest.copies`): skipped, so answers cite the page itself."""
+    pdfs = {src.shown: body for src, body, _ in pages if src.doc.converted}
+    others = [body for src, body, _ in pages if not src.doc.converted]
+    if not pdfs or not others:
+        return pages
+    found = print_copies(pdfs, others)
+    for shown, share in sorted(found.items()):
+        reason = f"a copy of the folder's pages ({share:.0%} of its text is in them): not a page"
+        skipped.append(LoadError(shown, reason))
+    return [p for p in pages if p[0].shown not in found]
 
 
 def _normalise_all(kept: list[_Source]) -> list[tuple[_Source, str, list[str]]]:

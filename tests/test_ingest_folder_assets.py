@@ -1,0 +1,280 @@
+"""A docs folder served as written: what its generator does not publish as a page is not served
+(`.mintignore`, Mintlify's defaults, static files and snippets), and a PDF that is a copy of the
+folder's pages is not a page either. Every file is made up for the test."""
+
+from __future__ import annotations
+
+import io
+import json
+import textwrap
+from pathlib import Path
+
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen.canvas import Canvas
+
+from app.ingest import ingest_corpus
+from app.ingest.copies import print_copies, repeated_share, runs
+from app.ingest.loaders import CorpusLoad, load_corpus
+from app.providers.embeddings.fake import FakeEmbedder
+from app.store import Store
+from tests.pdfgen import manual_pdf
+
+MAX = 10_000_000
+MINTLIFY_CONFIG = {"$schema": "https://mintlify.com/docs.json", "name": "Quillmate", "theme": "x"}
+
+PAGES = {
+    "sync.md": "# Syncing notebooks\n\nQuillmate syncs every notebook to your other devices "
+    "within thirty seconds of the last edit. Sync pauses while the laptop is on battery saver "
+    "and resumes as soon as it is plugged in again. Conflicting edits are kept side by side in "
+    "a note called Conflicts so nothing you typed is lost.\n",
+    "export.md": "# Exporting notes\n\nOpen the notebook menu and choose Export to save every "
+    "note as a Markdown file inside one zip archive. Attachments travel in a folder named after "
+    "the notebook, and links between notes keep working once the archive is unpacked.\n",
+    "sharing.md": "# Sharing a notebook\n\nInvite a colleague from the share sheet by typing "
+    "their email address. Guests can read and comment but only editors may move or delete "
+    "notes, and the owner can revoke an invitation at any time from the same sheet.\n",
+}
+MANUAL_TEXT = (
+    "The Quillmate pen pairs over Bluetooth when you hold the clip button for five seconds "
+    "until the ring glows amber. Charge the pen with the magnetic cable for ninety minutes "
+    "before first use; a full charge lasts eleven days of normal writing. Replace the nib "
+    "when the tip feels scratchy by pulling it straight out with the supplied tweezers."
+)
+
+
+def _write(root: Path, files: dict[str, str | bytes]) -> Path:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+def _text_pdf(text: str, title: str = "Quillmate handbook") -> bytes:
+    """A PDF whose pages carry `text` as plain lines (a print of the pages, or a manual)."""
+    buf = io.BytesIO()
+    canvas = Canvas(buf, pagesize=A4)
+    canvas.setTitle(title)
+    y = A4[1] - 72
+    for paragraph in text.split("\n"):
+        for line in textwrap.wrap(paragraph, 80) or [""]:
+            if y < 72:
+                canvas.showPage()
+                y = A4[1] - 72
+            canvas.setFont("Helvetica", 10)
+            canvas.drawString(72, y, line)
+            y -= 14
+    canvas.showPage()
+    canvas.save()
+    return buf.getvalue()
+
+
+def _load(root: Path) -> CorpusLoad:
+    return load_corpus(root, MAX, default_audience="all")
+
+
+def _rel(path: str | None, root: Path) -> str:
+    return Path(path or "").resolve().relative_to(root.resolve()).as_posix()
+
+
+def _served(corpus: CorpusLoad, root: Path) -> set[str]:
+    return {_rel(a.source_path, root) for a in corpus.articles}
+
+
+def _skipped(corpus: CorpusLoad, root: Path) -> dict[str, str]:
+    return {_rel(e.path, root): e.reason for e in corpus.skipped}
+
+
+# ---- .mintignore -------------------------------------------------------------------------
+
+MINTIGNORE = """\
+# drafts stay in the repository
+drafts/
+
+*.draft.mdx
+/only-at-root.md
+**/internal/**
+secret/*
+!secret/public.mdx
+"""
+
+
+def test_mintignore_patterns_leave_files_out_with_gitignore_semantics(tmp_path: Path) -> None:
+    page = "# A page\n\nSome text about it.\n"
+    _write(
+        tmp_path,
+        {
+            "docs.json": json.dumps(MINTLIFY_CONFIG),
+            ".mintignore": MINTIGNORE,
+            "keep.mdx": page,
+            "drafts/plan.mdx": page,  # `dir/`
+            "guide/drafts/nested.mdx": page,  # `dir/` matches at any depth
+            "guide/setup.draft.mdx": page,  # `*.ext`
+            "only-at-root.md": page,  # leading `/`: anchored to the root
+            "guide/only-at-root.md": page,
+            "team/internal/notes.md": page,  # `**/`
+            "internal/roadmap.md": page,
+            "secret/hidden.mdx": page,
+            "secret/public.mdx": page,  # `!negation`
+        },
+    )
+    corpus = _load(tmp_path)
+    assert _served(corpus, tmp_path) == {"keep.mdx", "guide/only-at-root.md", "secret/public.mdx"}
+    skipped = _skipped(corpus, tmp_path)
+    for name in (
+        "drafts/plan.mdx",
+        "guide/drafts/nested.mdx",
+        "guide/setup.draft.mdx",
+        "only-at-root.md",
+        "team/internal/notes.md",
+        "internal/roadmap.md",
+        "secret/hidden.mdx",
+    ):
+        assert skipped[name] == "left out by .mintignore", name
+    assert not corpus.errors
+
+
+def test_a_mintignore_applies_to_the_folder_holding_it(tmp_path: Path) -> None:
+    page = "# A page\n\nSome text about it.\n"
+    _write(
+        tmp_path,
+        {
+            "docs/.mintignore": "drafts/\n",
+            "docs/guide.md": page,
+            "docs/drafts/plan.md": page,
+            "drafts/elsewhere.md": page,  # beside the docs, not under the file's folder
+        },
+    )
+    corpus = _load(tmp_path)
+    assert _served(corpus, tmp_path) == {"docs/guide.md", "drafts/elsewhere.md"}
+    assert _skipped(corpus, tmp_path)["docs/drafts/plan.md"] == "left out by docs/.mintignore"
+
+
+def test_mintlify_defaults_apply_only_to_a_mintlify_project(tmp_path: Path) -> None:
+    page = "# A page\n\nSome text about it.\n"
+    files: dict[str, str | bytes] = {
+        "guide.md": page,
+        "CONTRIBUTING.md": "# Contributing\n\nOpen a pull request.\n",
+        "build/output.md": page,
+        "tmp/scratch.md": page,
+    }
+    plain = _write(tmp_path / "plain", files)
+    assert {Path(a.source_path or "").name for a in _load(plain).articles} == {
+        "guide.md",
+        "CONTRIBUTING.md",
+        "output.md",
+        "scratch.md",
+    }
+    mint = _write(tmp_path / "mint", {**files, "mint.json": "{}"})
+    corpus = _load(mint)
+    assert _served(corpus, mint) == {"guide.md"}
+    skipped = _skipped(corpus, mint)
+    for name in ("CONTRIBUTING.md", "build/output.md", "tmp/scratch.md"):
+        assert skipped[name] == "left out by Mintlify's default ignore list", name
+
+
+def test_a_docs_json_that_is_not_mintlifys_changes_nothing(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "docs.json": json.dumps({"pages": ["guide"]}),
+            "guide.md": "# Guide\n\nText.\n",
+            "build/steps.md": "# Build steps\n\nHow to build the product.\n",
+        },
+    )
+    assert _served(_load(tmp_path), tmp_path) == {"guide.md", "build/steps.md"}
+
+
+def test_a_mintlify_project_serves_its_snippets_folder_only_where_it_is_imported(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "docs.json": json.dumps(MINTLIFY_CONFIG),
+            "snippets/limits.mdx": "Each notebook holds up to 4,000 notes.\n",
+            "snippets/unused.mdx": "A fragment no page imports yet.\n",
+            "notebooks.mdx": 'import Limits from "/snippets/limits.mdx";\n\n# Notebooks\n\n'
+            "<Limits />\n",
+        },
+    )
+    corpus = _load(tmp_path)
+    assert _served(corpus, tmp_path) == {"notebooks.mdx"}
+    assert "4,000 notes" in corpus.articles[0].body
+    assert "snippets/ folder" in _skipped(corpus, tmp_path)["snippets/unused.mdx"]
+
+
+def test_a_pdf_in_a_mintlify_project_is_a_static_file_not_a_page(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "docs.json": json.dumps(MINTLIFY_CONFIG),
+            "pen.mdx": "# The pen\n\nSee the [handbook](/files/handbook.pdf).\n",
+            "files/handbook.pdf": _text_pdf(MANUAL_TEXT),
+        },
+    )
+    corpus = _load(tmp_path)
+    assert _served(corpus, tmp_path) == {"pen.mdx"}
+    assert "static file of a Mintlify project" in _skipped(corpus, tmp_path)["files/handbook.pdf"]
+
+
+# ---- a PDF that copies the pages ---------------------------------------------------------
+
+
+def test_a_pdf_printed_from_the_pages_is_not_served_beside_them(tmp_path: Path) -> None:
+    printed = "\n".join(body.replace("# ", "") for body in PAGES.values())
+    _write(tmp_path, {**PAGES, "print/quillmate-all.pdf": _text_pdf(printed)})
+    corpus = _load(tmp_path)
+    assert _served(corpus, tmp_path) == set(PAGES)
+    reason = _skipped(corpus, tmp_path)["print/quillmate-all.pdf"]
+    assert reason.startswith("a copy of the folder's pages")
+    assert not corpus.errors
+
+
+def test_a_manual_pdf_beside_unrelated_pages_is_kept(tmp_path: Path) -> None:
+    _write(tmp_path, {**PAGES, "manuals/pen.pdf": _text_pdf(MANUAL_TEXT)})
+    corpus = _load(tmp_path)
+    assert _served(corpus, tmp_path) == {*PAGES, "manuals/pen.pdf"}
+    assert not corpus.skipped
+
+
+def test_a_pdf_only_folder_is_served(tmp_path: Path) -> None:
+    _write(tmp_path, {"lamp.pdf": manual_pdf(scanned=False), "pen.pdf": _text_pdf(MANUAL_TEXT)})
+    corpus = _load(tmp_path)
+    assert _served(corpus, tmp_path) == {"lamp.pdf", "pen.pdf"}
+
+
+def test_the_copy_share_is_the_part_of_the_document_found_in_the_pages() -> None:
+    pages = list(PAGES.values())
+    whole = " ".join(pages)
+    half = PAGES["sync.md"] + " " + MANUAL_TEXT
+    found = print_copies({"whole": whole, "half": half, "manual": MANUAL_TEXT}, pages)
+    assert set(found) == {"whole"}
+    assert found["whole"] > 0.9  # only the runs across the seams between pages are new
+    known = set().union(*map(runs, pages))
+    assert 0.3 < repeated_share(half, known) < 0.5
+    assert repeated_share(MANUAL_TEXT, known) == 0.0
+    assert runs("It's   a <!-- page 3 --> Test, of RUNS here") == {
+        "it s a test of",
+        "s a test of runs",
+        "a test of runs here",
+    }
+
+
+async def test_ingest_stores_only_the_pages(tmp_path: Path, store: Store) -> None:
+    _write(
+        tmp_path,
+        {
+            **PAGES,
+            "all.pdf": _text_pdf("\n".join(PAGES.values())),
+            "site/.mintignore": "draft.md\n",
+            "site/draft.md": "# Draft\n\nNot ready.\n",
+            "site/guide.md": "# Guide\n\nReady.\n",
+        },
+    )
+    report = await ingest_corpus(store, FakeEmbedder(), tmp_path, default_audience="all")
+    assert {a.id for a in await store.articles.list()} == {"sync", "export", "sharing", "guide"}
+    assert {Path(e.path).name for e in report.skipped} == {"all.pdf", "draft.md"}
