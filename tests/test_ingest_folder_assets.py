@@ -9,6 +9,7 @@ import json
 import textwrap
 from pathlib import Path
 
+import pytest
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen.canvas import Canvas
 
@@ -278,3 +279,49 @@ async def test_ingest_stores_only_the_pages(tmp_path: Path, store: Store) -> Non
     report = await ingest_corpus(store, FakeEmbedder(), tmp_path, default_audience="all")
     assert {a.id for a in await store.articles.list()} == {"sync", "export", "sharing", "guide"}
     assert {Path(e.path).name for e in report.skipped} == {"all.pdf", "draft.md"}
+
+
+# ---- MkDocs: exclude_docs and draft_docs ------------------------------------------------
+
+MKDOCS_YML = """\
+site_name: Quillmate
+docs_dir: pages
+exclude_docs: |
+  # notes for the writers
+  /internal/
+  *.wip.md
+draft_docs: |
+  drafts/
+markdown_extensions:
+  - pymdownx.emoji:
+      emoji_index: !!python/name:material.extensions.emoji.twemoji
+extra:
+  analytics: !ENV ANALYTICS_KEY
+"""
+
+
+@pytest.mark.parametrize("served", ["pages", "."], ids=["docs-dir", "project-root"])
+def test_mkdocs_exclude_and_draft_docs_leave_files_out(tmp_path: Path, served: str) -> None:
+    page = "# A page\n\nSome text about it.\n"
+    _write(
+        tmp_path,
+        {
+            "mkdocs.yml": MKDOCS_YML,
+            "pages/index.md": "# Welcome\n\nStart here.\n",
+            "pages/sync.md": page,
+            "pages/internal/runbook.md": page,
+            "pages/guide/internal/kept.md": page,  # `/internal/` is anchored to docs_dir
+            "pages/guide/export.wip.md": page,
+            "pages/drafts/next.md": page,
+        },
+    )
+    root = tmp_path / served
+    corpus = _load(root)
+    inside = "" if served == "pages" else "pages/"
+    assert _served(corpus, root) == {
+        f"{inside}{p}" for p in ("index.md", "sync.md", "guide/internal/kept.md")
+    }
+    skipped = _skipped(corpus, root)
+    assert skipped[f"{inside}internal/runbook.md"] == "left out by mkdocs.yml exclude_docs"
+    assert skipped[f"{inside}guide/export.wip.md"] == "left out by mkdocs.yml exclude_docs"
+    assert skipped[f"{inside}drafts/next.md"] == "left out by mkdocs.yml draft_docs"

@@ -11,6 +11,10 @@ the folder is a Mintlify project (a `.mintignore`, a `mint.json`, or a `docs.jso
 Mintlify's), since `build/`, `CHANGELOG.md` or a PDF can be real help pages elsewhere. Each
 `.mintignore` applies to the folder holding it, deeper files taking precedence, as nested
 `.gitignore` files do, so pointing at a folder above the docs still works.
+
+MkDocs has the same in its config: `exclude_docs` and `draft_docs` (gitignore-style lines,
+relative to `docs_dir`) leave files out of the built site; they are read from a `mkdocs.yml` in
+the walked folder or the one above it (where it sits when the docs folder itself is served).
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
+import yaml
 from pathspec import GitIgnoreSpec
 
 MINTIGNORE = ".mintignore"
@@ -92,7 +98,44 @@ def ignore_rules(root: Path) -> IgnoreRules:
             lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
             shown = (folder / MINTIGNORE).as_posix()
             sets.append(_RuleSet(folder, GitIgnoreSpec.from_lines(lines), shown))
-    return IgnoreRules(tuple(sets), tuple(roots))
+    return IgnoreRules(tuple(_mkdocs_sets(root) + sets), tuple(roots))
+
+
+def _mkdocs_sets(root: Path) -> list[_RuleSet]:
+    """`exclude_docs` and `draft_docs` of the MkDocs project whose docs are (under) `root`."""
+    for folder in (root, root.parent):
+        for name in ("mkdocs.yml", "mkdocs.yaml"):
+            config = _mkdocs_config(folder / name)
+            if config is None:
+                continue
+            docs = (folder / str(config.get("docs_dir") or "docs")).resolve()
+            if docs != root.resolve() and root.resolve() not in docs.parents:
+                continue
+            at = PurePosixPath(docs.relative_to(root.resolve()).as_posix())
+            return [
+                _RuleSet(at, GitIgnoreSpec.from_lines(lines.splitlines()), f"{name} {key}")
+                for key in ("exclude_docs", "draft_docs")
+                if isinstance(lines := config.get(key), str)
+            ]
+    return []
+
+
+class _AnyTag(yaml.SafeLoader):
+    """YAML that reads `!ENV`, `!!python/name:` and other tags of MkDocs configs as nothing."""
+
+
+_AnyTag.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+def _mkdocs_config(file: Path) -> dict[str, Any] | None:
+    """A `mkdocs.yml` as a mapping, or None when there is none or it cannot be read."""
+    if not file.is_file():
+        return None
+    try:
+        data = yaml.load(file.read_text(encoding="utf-8"), Loader=_AnyTag)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def mintlify_snippet(rel: PurePosixPath, root: Path) -> bool:
