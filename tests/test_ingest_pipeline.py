@@ -313,3 +313,46 @@ async def test_seed_articles_ingest_cleanly(store: Store) -> None:
     assert panel is not None and PROMPT_INJECTION in panel.review_flags
     flagged = [a.id for a in await store.articles.list() if a.review_flags]
     assert flagged == ["room-panel-cleaning"], "no ordinary help article is flagged"
+
+
+async def test_embed_heading_path_embeds_a_section_under_its_whole_path(store: Store) -> None:
+    """With `embed_heading_path` a section's chunk is embedded under "Title › Section" instead
+    of its own heading line; the stored text is unchanged and a page's opening, whose path is
+    its title alone, is embedded as it is."""
+    embedder = FakeEmbedder()
+    body = (
+        "# Team roles\n\nEvery person has one role.\n\n## Guests\n\nOutside visitors use no seat.\n"
+    )
+    roles = Article(
+        id="roles", slug="roles", title="Team roles", body=body, updated_at=datetime.now(UTC)
+    )
+    tuning = dataclasses.replace(TUNING, embed_heading_path=True)
+    report = await ingest_articles(store, embedder, [roles], tuning=tuning)
+    assert report.ingested == ["roles"]
+    embedded = [t for call in embedder.calls for t in call]
+    guests = next(t for t in embedded if "Outside visitors" in t)
+    assert guests.startswith("Team roles › Guests\n\nOutside")
+    assert next(t for t in embedded if "Every person" in t).startswith("# Team roles\n")
+    chunk = next(c for c in await store.chunks.for_article("roles") if "Outside" in c.text)
+    assert chunk.text.startswith("## Guests") and chunk.embedding_version == 2
+
+
+async def test_switching_what_chunks_are_embedded_from_embeds_them_again(
+    store: Store, corpus: Path
+) -> None:
+    """Vectors computed the other way are stale though no text changed: the next ingest embeds
+    every article again instead of calling it unchanged, and again when switched back."""
+    embedder = FakeEmbedder()
+    await ingest_corpus(store, embedder, corpus)
+    assert {c.embedding_version for c in await store.chunks.all({})} == {1}
+
+    on = await ingest_corpus(
+        store, embedder, corpus, tuning=dataclasses.replace(TUNING, embed_heading_path=True)
+    )
+    assert sorted(on.ingested) == GOOD_SLUGS and on.unchanged == []
+    assert {c.embedding_version for c in await store.chunks.all({})} == {2}
+
+    off = await ingest_corpus(store, embedder, corpus)
+    assert sorted(off.ingested) == GOOD_SLUGS
+    assert {c.embedding_version for c in await store.chunks.all({})} == {1}
+    assert (await ingest_corpus(store, embedder, corpus)).ingested == []

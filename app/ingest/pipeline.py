@@ -7,13 +7,15 @@ a stale hash and redoes the article.
 
 An article is unchanged (skipped) when its stored hash matches and its stored chunks are exactly
 what the chunker produces now, embedded at the current embedder's width, and its stored
-`searchTerms` come from the current analyzer. Comparing chunk texts also catches changes to
+`searchTerms` come from the current analyzer, and their vectors were computed from the text
+`embedding_text` gives today (`embedding_version`). Comparing chunk texts also catches changes to
 `max_chunk_size`/`chunk_overlap` or to the chunker itself. A switch to a different embedder of
 the same width is not detectable: pass `force=True` after one.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +31,8 @@ from app.providers.errors import ProviderError
 from app.store import Store
 from app.store.models import Article, Chunk, Section, Ticket
 from tuning import TUNING, Tuning
+
+_HEADING_LINE = re.compile(r"\s{0,3}#{1,6}\s")
 
 Progress = Callable[[int, int], None]
 
@@ -247,6 +251,23 @@ def ticket_text(ticket: Ticket) -> str:
     return "\n\n".join(p.strip() for p in (ticket.subject, ticket.symptom, ticket.resolution) if p)
 
 
+def embedding_version(tuning: Tuning) -> int:
+    """What chunk vectors are computed from, stored on every chunk so that a change re-embeds
+    on the next ingest though no text changed: 1 the chunk text, 2 the text under its whole
+    heading path (`tuning.embed_heading_path`)."""
+    return 2 if tuning.embed_heading_path else 1
+
+
+def embedding_text(draft: ChunkDraft, version: int) -> str:
+    """The text a chunk is embedded from: its text; at version 2, with the heading line it
+    starts with ("## Guests") replaced by its whole heading path ("Team roles › Guests"), except
+    where the path is that heading alone (a page without sections)."""
+    first, _, rest = draft.text.partition("\n")
+    if version < 2 or BREADCRUMB_SEP not in draft.breadcrumb or not _HEADING_LINE.match(first):
+        return draft.text
+    return f"{draft.breadcrumb}\n\n{rest.lstrip()}"
+
+
 def section_of(
     drafts: Sequence[ChunkDraft], sections: Sequence[Section]
 ) -> list[tuple[str | None, list[str]]]:
@@ -266,7 +287,7 @@ def section_of(
 
 
 def chunks_for(
-    article: Article, drafts: Sequence[ChunkDraft], vectors: Sequence[list[float]]
+    article: Article, drafts: Sequence[ChunkDraft], vectors: Sequence[list[float]], version: int = 1
 ) -> list[Chunk]:
     """Chunk documents for an article: ids `slug#index`, filter fields copied from the parent,
     each with the section and blocks of `article.sections` it carries."""
@@ -282,6 +303,7 @@ def chunks_for(
             page=draft.page,
             section_id=where[i][0],
             block_ids=where[i][1],
+            embedding_version=version,
             embedding=vector,
             audience=article.audience,
             locale=article.locale,
@@ -335,7 +357,12 @@ def _reviewed(article: Article, old: Article | None, quarantine: bool) -> Articl
 
 
 async def _unchanged(
-    store: Store, article: Article, drafts: Sequence[ChunkDraft], old: Article | None, dims: int
+    store: Store,
+    article: Article,
+    drafts: Sequence[ChunkDraft],
+    old: Article | None,
+    dims: int,
+    version: int,
 ) -> bool:
     if old is None or old.content_hash != article.content_hash or old.status != article.status:
         return False
@@ -346,7 +373,7 @@ async def _unchanged(
     existing = await store.chunks.for_article(article.id)
     return [(c.text, c.breadcrumb, c.kind, c.page) for c in existing] == [
         (d.text, d.breadcrumb, d.kind, d.page) for d in drafts
-    ] and all(len(c.embedding) == dims for c in existing)
+    ] and all(len(c.embedding) == dims and c.embedding_version == version for c in existing)
 
 
 async def _write_group(
@@ -358,7 +385,8 @@ async def _write_group(
 ) -> None:
     """Embed the chunks of every pending article in one run of batches, then write each
     article (chunks first, then the article: its hash is the commit marker). Empties `pending`."""
-    texts = [d.text for _, drafts, _ in pending for d in drafts]
+    version = embedding_version(tuning)
+    texts = [embedding_text(d, version) for _, drafts, _ in pending for d in drafts]
     # batches of similar length: a batch is padded to its longest text
     order = sorted(range(len(texts)), key=lambda k: len(texts[k]))
     try:
@@ -379,7 +407,7 @@ async def _write_group(
     for article, drafts, old in pending:
         mine, at = vectors[at : at + len(drafts)], at + len(drafts)
         old_count = await store.chunks.count({"articleId": article.id}) if old else 0
-        chunks = chunks_for(article, drafts, mine)
+        chunks = chunks_for(article, drafts, mine, version)
         await store.chunks.replace_for_article(article.id, chunks)
         await store.articles.upsert(article)
         report.ingested.append(article.id)
@@ -429,7 +457,9 @@ async def _ingest(
             report.flagged[article.id] = injection_phrases(f"{article.title}\n{article.body}")
         if article.status == "quarantined":
             report.quarantined.append(article.id)
-        if not force and await _unchanged(store, article, drafts, old, embedder.dimensions):
+        if not force and await _unchanged(
+            store, article, drafts, old, embedder.dimensions, embedding_version(tuning)
+        ):
             report.unchanged.append(article.id)
             continue
         pending.append((article, drafts, old))

@@ -153,6 +153,9 @@ class Chunk(Model):
     section_id: str | None = None  # the article section (`Article.sections`) it was cut from
     block_ids: list[str] = Field(default_factory=list)  # that section's blocks it carries
     embedding: list[float] = Field(default_factory=list)
+    # what `embedding` was computed from (app.ingest.pipeline.embedding_version); 1, also when
+    # the field is absent: the chunk text alone
+    embedding_version: int = 1
     audience: Audience = "all"
     locale: str = "en"
     category: str = "general"

@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from app.ingest.chunker import chunk_article
-from app.ingest.pipeline import chunks_for, ticket_text
+from app.ingest.chunker import ChunkDraft, chunk_article
+from app.ingest.pipeline import chunks_for, embedding_text, ticket_text
 from app.providers.embeddings import build_embedder
 from app.providers.rerank import build_reranker
 from app.providers.rerank.offline import OfflineReranker, OfflineWeights
@@ -72,15 +72,19 @@ async def condensed_questions(cases: Sequence[EvalCase], router: Any, tuning: Tu
     return out
 
 
-def embedded_text(text: str, breadcrumb: str, mode: str) -> str:
-    """What is embedded for a chunk: `heading` (as ingestion does: the chunk text, which starts
-    with its nearest heading line), `breadcrumb` (the whole Title › Section path, then the text
-    without its heading line) or `none` (the text without its heading line)."""
+def embedded_text(draft: ChunkDraft, mode: str) -> str:
+    """What is embedded for a chunk: `heading` (as ingestion does by default: the chunk text as
+    it is, starting with its nearest heading line), `path` (ingestion's `embed_heading_path`:
+    the heading line a section's chunk starts with replaced by its whole Title › Section path),
+    `breadcrumb` (the path, then the text without its heading line, for every chunk) or `none`
+    (the text without its heading line)."""
+    if mode == "path":
+        return embedding_text(draft, 2)
     if mode == "heading":
-        return text
-    first, sep, rest = text.partition("\n")
-    body = rest.lstrip("\n") if sep and first.lstrip().startswith("#") else text
-    return f"{breadcrumb}\n\n{body}" if mode == "breadcrumb" else body
+        return draft.text
+    first, sep, rest = draft.text.partition("\n")
+    body = rest.lstrip("\n") if sep and first.lstrip().startswith("#") else draft.text
+    return f"{draft.breadcrumb}\n\n{body}" if mode == "breadcrumb" else body
 
 
 async def embed_chunks(
@@ -92,7 +96,7 @@ async def embed_chunks(
     mode: str = "heading",
 ) -> list[Chunk]:
     drafts = {a.id: chunk_article(a.title, a.body, size, overlap) for a in articles}
-    texts = [embedded_text(d.text, d.breadcrumb, mode) for a in articles for d in drafts[a.id]]
+    texts = [embedded_text(d, mode) for a in articles for d in drafts[a.id]]
     vectors: list[list[float]] = []
     for i in range(0, len(texts), batch):
         vectors += await embedder.embed_documents(texts[i : i + batch])
@@ -327,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reranker", default=None)
     parser.add_argument(
         "--embed",
-        choices=("heading", "breadcrumb", "none"),
+        choices=("path", "heading", "breadcrumb", "none"),
         default="heading",
         help="what a chunk's vector is computed from (see embedded_text)",
     )
