@@ -208,6 +208,25 @@ def test_a_mintlify_project_serves_its_snippets_folder_only_where_it_is_imported
     assert "snippets/ folder" in _skipped(corpus, tmp_path)["snippets/unused.mdx"]
 
 
+def test_a_page_a_mintlify_project_hides_is_not_served(tmp_path: Path) -> None:
+    """Mintlify keeps a `hidden: true` page out of its search and its AI context, so a
+    support answer does not quote it; the same front matter elsewhere (GitBook hides a page only
+    from the table of contents) changes nothing."""
+    hidden = "---\ntitle: Migration checklist\nhidden: true\n---\n\nSteps for a migration.\n"
+    _write(
+        tmp_path,
+        {
+            "mintlify/docs.json": json.dumps(MINTLIFY_CONFIG),
+            "mintlify/guides/checklist.mdx": hidden,
+            "mintlify/guides/start.mdx": "---\ntitle: Start\nhidden: false\n---\n\nBegin here.\n",
+            "gitbook/checklist.md": hidden,
+        },
+    )
+    corpus = _load(tmp_path)
+    assert _served(corpus, tmp_path) == {"mintlify/guides/start.mdx", "gitbook/checklist.md"}
+    assert "hidden: true" in _skipped(corpus, tmp_path)["mintlify/guides/checklist.mdx"]
+
+
 def test_a_pdf_in_a_mintlify_project_is_a_static_file_not_a_page(tmp_path: Path) -> None:
     _write(
         tmp_path,

@@ -146,6 +146,16 @@ def mintlify_snippet(rel: PurePosixPath, root: Path) -> bool:
     )
 
 
+def mintlify_hidden(rel: PurePosixPath, root: Path, meta: dict[str, Any]) -> bool:
+    """Whether the page says `hidden: true` in a Mintlify project, which leaves it out of the
+    navigation, search indexing and the AI context (Mintlify's "Hidden pages"). GitBook's
+    `hidden: true` only takes a page out of the table of contents and keeps it in the site's
+    AI context, so there it stays a page."""
+    return meta.get("hidden") is True and any(
+        is_mintlify_root(root.joinpath(*rel.parts[:i])) for i in range(len(rel.parts))
+    )
+
+
 def _mintlify_roots(root: Path) -> set[PurePosixPath]:
     """Folders (relative to `root`) that are the root of a Mintlify project."""
     found: set[PurePosixPath] = set()

@@ -45,7 +45,7 @@ import yaml
 from app.ingest.copies import print_copies
 from app.ingest.dialects import Note, NoteIndex, first_paragraph, normalise, snippet_imports
 from app.ingest.html import parse_html
-from app.ingest.ignore import ignore_rules, mintlify_snippet
+from app.ingest.ignore import ignore_rules, mintlify_hidden, mintlify_snippet
 from app.ingest.leaks import Leak, find_leaks, summarise
 from app.ingest.pagelang import declared, language_tag, page_locales
 from app.ingest.pagelinks import SiteLinks
@@ -628,11 +628,11 @@ def load_corpus(
     claimed: set[str] = set()
     kept = _assign_slugs(sources, result.errors)
     claimed.update(s.slug for s in sources)
-    snippets = _snippets(kept)
+    not_pages = _not_pages(kept)
     for src in kept:
-        if src.rel.as_posix() in snippets:
-            result.skipped.append(LoadError(src.shown, snippets[src.rel.as_posix()]))
-    pages = [p for p in _normalise_all(kept) if p[0].rel.as_posix() not in snippets]
+        if src.rel.as_posix() in not_pages:
+            result.skipped.append(LoadError(src.shown, not_pages[src.rel.as_posix()]))
+    pages = [p for p in _normalise_all(kept) if p[0].rel.as_posix() not in not_pages]
     pages = _drop_copies(pages, result.skipped)
     anchors = {src.slug: anchors_of(body) for src, body, _ in pages}
     locales = page_locales([(src.rel, src.doc.meta, body) for src, body, _ in pages])
@@ -686,10 +686,11 @@ def _unlink_missing(articles: list[Article]) -> list[Article]:
     return out
 
 
-def _snippets(kept: list[_Source]) -> dict[str, str]:
-    """The files that are snippets, each with the reason: imported by MDX pages of the load
-    (Mintlify's `/snippets/`, a Docusaurus partial) or in a Mintlify project's `snippets/`
-    folder. They are read where they are used, never served as pages of their own."""
+def _not_pages(kept: list[_Source]) -> dict[str, str]:
+    """The files that are not pages, each with the reason: snippets, imported by MDX pages of
+    the load (Mintlify's `/snippets/`, a Docusaurus partial) or in a Mintlify project's
+    `snippets/` folder, which are read where they are used; and pages a Mintlify project
+    hides (`mintlify_hidden`)."""
     found = {
         path: "a snippet other pages import: not a page"
         for src in kept
@@ -698,8 +699,13 @@ def _snippets(kept: list[_Source]) -> dict[str, str]:
     }
     for src in kept:
         rel = src.rel.as_posix()
-        if rel not in found and mintlify_snippet(src.rel, _folder_of(src.path, rel)):
+        if rel in found:
+            continue
+        root = _folder_of(src.path, rel)
+        if mintlify_snippet(src.rel, root):
             found[rel] = "in a Mintlify project's snippets/ folder (always a snippet): not a page"
+        elif mintlify_hidden(src.rel, root, dict(src.doc.meta)):
+            found[rel] = "hidden: true in a Mintlify project (out of its search and AI context)"
     return found
 
 
