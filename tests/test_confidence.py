@@ -160,9 +160,14 @@ def test_a_question_about_something_no_passage_mentions_is_not_answered() -> Non
         ("Combien coûte le panneau ?", "Panneau\nLe panneau clignote en bleu.", "weak"),
         ("Wie lange dauert die Kopplung?", "Kopplung\nDie Kopplung zeigt einen Code.", "weak"),
         ("Wie lange dauert die Kopplung?", "Kopplung\nDie Kopplung dauert 2 Minuten.", "strong"),
+        # a count asked: a passage with no number, in digits or words, does not state it
+        ("How many tablets can share one licence?", "Licence\nIt is easy to use.", "weak"),
+        ("How many tablets can share one licence?", "Licence\nUp to four tablets.", "strong"),
+        ("How many tablets can share one licence?", "Licence\nUp to 4 tablets.", "strong"),
+        ("Combien de tablettes par licence ?", "Licence\nElle est simple.", "weak"),
     ],
 )
-def test_a_price_or_duration_asked_and_not_stated_is_never_strong(
+def test_a_price_duration_or_count_asked_and_not_stated_is_never_strong(
     question: str, text: str, band: str
 ) -> None:
     model = AnswerabilityModel(version="t", intercept=5.0, weights=MappingProxyType({}))

@@ -26,7 +26,8 @@ _SHOWS = {
         rf"|\b(?:{alternation('units.count_words')})\s+(?:{_DURATION})\b",
         re.I,
     ),
-    "quantity": re.compile(r"\d"),
+    # a digit, or a count written out ("only one per page", "up to three", "unlimited")
+    "quantity": re.compile(rf"\d|\b(?:{alternation('shows.quantity')})\b", re.I),
     "date": re.compile(
         rf"\b(?:1[5-9]|20)\d\d\b|\b{_MONTH}[a-z]*\.?\s+\d|\b\d{{1,2}}\s+{_MONTH}"
         rf"|\b(?:{alternation('units.days')})\b|\b\d+\s*(?:am|pm)\b",

@@ -203,10 +203,10 @@ def answerability_features(question: str, scored: Scored) -> dict[str, float]:
     }
 
 
-# the answer types whose absence from the best passage rules a strong answer out: a price or a
-# duration is a value the passage either states or does not (a quantity is any digit, a date
-# any "when", a procedure any imperative verb: too loose to rule anything out)
-_VALUE_TYPES: tuple[str, ...] = ("price", "duration")
+# the answer types whose absence from the best passage rules a strong answer out: a price, a
+# duration or a count is a value the passage either states or does not (a date is any "when", a
+# procedure any imperative verb: too loose to rule anything out)
+_VALUE_TYPES: tuple[str, ...] = ("price", "duration", "quantity")
 
 
 def lacks_asked_value(question: str, best_text: str) -> str | None:

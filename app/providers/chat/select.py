@@ -380,14 +380,13 @@ def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
 
 
 def _shows(kind: str, text: str) -> bool:
-    """The text holds a value of the asked kind; a count may be written out ("only one", "un
-    seul", the lexicons' `shows.quantity`) where `shows_type` looks for digits."""
-    if kind == "setting":  # a setting's name, written as code ("`DARK_MODE=true`")
+    """The text holds a value of the asked kind (`shows_type`; a setting's name is written as
+    code, "`DARK_MODE=true`")."""
+    if kind == "setting":
         return text.count("`") >= 2
-    return shows_type(kind, text) or (kind == "quantity" and bool(_COUNTED.search(text)))
+    return shows_type(kind, text)
 
 
-_COUNTED = matcher("shows.quantity")
 _STEPS = matcher("asks.steps")
 _PLATFORM = matcher("platforms")  # what a tab is named by when it is one platform's variant
 _SETTING = matcher("asks.setting")
