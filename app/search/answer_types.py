@@ -53,14 +53,13 @@ def asks_for_steps(question: str) -> bool:
     return bool(_STEPS.search(question))
 
 
-_HOW_LONG = re.compile(r"\bhow\s+long\b", re.IGNORECASE)
 _DURATION_FRAME = frozenset(content_terms(" ".join(phrases("asks.duration_frame"))))
 
 
 def frame_terms(question: str) -> frozenset[str]:
     """Content terms that only frame the answer type ("long", "take" in "how long does shipping
     take?"), not its subject."""
-    return _DURATION_FRAME if _HOW_LONG.search(question) else frozenset()
+    return _DURATION_FRAME if _ASKS["duration"].search(question) else frozenset()
 
 
 # "Do you support Slack?", "Does the kiosk offer badge printing?": the verb after the auxiliary

@@ -51,6 +51,7 @@ from app.language.synonyms import EMPTY, SynonymTable, covered_terms
 from app.language.text import is_code, term_set
 from app.language.words import fold_terms
 from app.search.answer_types import (
+    TYPES,
     asked_types,
     asks_an_amount,
     missing_names,
@@ -203,10 +204,9 @@ def answerability_features(question: str, scored: Scored) -> dict[str, float]:
     }
 
 
-# the answer types whose absence from the best passage rules a strong answer out: a price, a
-# duration or a count is a value the passage either states or does not (a date is any "when", a
-# procedure any imperative verb: too loose to rule anything out)
-_VALUE_TYPES: tuple[str, ...] = ("price", "duration", "quantity")
+# a price, duration or count (`TYPES`' first three) the best passage does not state rules a strong
+# answer out (a date is any "when", a procedure any imperative verb: too loose to rule out)
+_VALUE_TYPES: tuple[str, ...] = TYPES[:3]
 
 
 def lacks_asked_value(question: str, best_text: str) -> str | None:

@@ -17,7 +17,7 @@ from scripts.count_rules import count, count_file
 # learns from. The offline answerer's sentence extractor (about 720 lines of offline.py) gave
 # way to the block selector of issue 38 (app/providers/chat/select.py, reading the section
 # tree; not counted here: it holds no word lists and 7 small regexes).
-CEILING = {"lines": 3690, "regexes": 79, "branches": 155, "words": 163}
+CEILING = {"lines": 3690, "regexes": 78, "branches": 155, "words": 161}
 
 
 def test_the_layer_does_not_grow() -> None:
