@@ -73,6 +73,11 @@ def _text_pdf(text: str, title: str = "Quillmate handbook") -> bytes:
     return buf.getvalue()
 
 
+def _page(name: str) -> str:
+    """A page of its own (two files with one title and text are one page served once)."""
+    return f"# A page: {name}\n\nSome text about {name}.\n"
+
+
 def _load(root: Path) -> CorpusLoad:
     return load_corpus(root, MAX, default_audience="all")
 
@@ -104,22 +109,23 @@ secret/*
 
 
 def test_mintignore_patterns_leave_files_out_with_gitignore_semantics(tmp_path: Path) -> None:
-    page = "# A page\n\nSome text about it.\n"
     _write(
         tmp_path,
         {
             "docs.json": json.dumps(MINTLIFY_CONFIG),
             ".mintignore": MINTIGNORE,
-            "keep.mdx": page,
-            "drafts/plan.mdx": page,  # `dir/`
-            "guide/drafts/nested.mdx": page,  # `dir/` matches at any depth
-            "guide/setup.draft.mdx": page,  # `*.ext`
-            "only-at-root.md": page,  # leading `/`: anchored to the root
-            "guide/only-at-root.md": page,
-            "team/internal/notes.md": page,  # `**/`
-            "internal/roadmap.md": page,
-            "secret/hidden.mdx": page,
-            "secret/public.mdx": page,  # `!negation`
+            "keep.mdx": _page("keep.mdx"),
+            "drafts/plan.mdx": _page("drafts/plan.mdx"),  # `dir/`
+            "guide/drafts/nested.mdx": _page(
+                "guide/drafts/nested.mdx"
+            ),  # `dir/` matches at any depth
+            "guide/setup.draft.mdx": _page("guide/setup.draft.mdx"),  # `*.ext`
+            "only-at-root.md": _page("only-at-root.md"),  # leading `/`: anchored to the root
+            "guide/only-at-root.md": _page("guide/only-at-root.md"),
+            "team/internal/notes.md": _page("team/internal/notes.md"),  # `**/`
+            "internal/roadmap.md": _page("internal/roadmap.md"),
+            "secret/hidden.mdx": _page("secret/hidden.mdx"),
+            "secret/public.mdx": _page("secret/public.mdx"),  # `!negation`
         },
     )
     corpus = _load(tmp_path)
@@ -139,14 +145,15 @@ def test_mintignore_patterns_leave_files_out_with_gitignore_semantics(tmp_path: 
 
 
 def test_a_mintignore_applies_to_the_folder_holding_it(tmp_path: Path) -> None:
-    page = "# A page\n\nSome text about it.\n"
     _write(
         tmp_path,
         {
             "docs/.mintignore": "drafts/\n",
-            "docs/guide.md": page,
-            "docs/drafts/plan.md": page,
-            "drafts/elsewhere.md": page,  # beside the docs, not under the file's folder
+            "docs/guide.md": _page("docs/guide.md"),
+            "docs/drafts/plan.md": _page("docs/drafts/plan.md"),
+            "drafts/elsewhere.md": _page(
+                "drafts/elsewhere.md"
+            ),  # beside the docs, not under the file's folder
         },
     )
     corpus = _load(tmp_path)
@@ -155,12 +162,11 @@ def test_a_mintignore_applies_to_the_folder_holding_it(tmp_path: Path) -> None:
 
 
 def test_mintlify_defaults_apply_only_to_a_mintlify_project(tmp_path: Path) -> None:
-    page = "# A page\n\nSome text about it.\n"
     files: dict[str, str | bytes] = {
-        "guide.md": page,
+        "guide.md": _page("guide.md"),
         "CONTRIBUTING.md": "# Contributing\n\nOpen a pull request.\n",
-        "build/output.md": page,
-        "tmp/scratch.md": page,
+        "build/output.md": _page("build/output.md"),
+        "tmp/scratch.md": _page("tmp/scratch.md"),
     }
     plain = _write(tmp_path / "plain", files)
     assert {Path(a.source_path or "").name for a in _load(plain).articles} == {
@@ -321,17 +327,18 @@ extra:
 
 @pytest.mark.parametrize("served", ["pages", "."], ids=["docs-dir", "project-root"])
 def test_mkdocs_exclude_and_draft_docs_leave_files_out(tmp_path: Path, served: str) -> None:
-    page = "# A page\n\nSome text about it.\n"
     _write(
         tmp_path,
         {
             "mkdocs.yml": MKDOCS_YML,
             "pages/index.md": "# Welcome\n\nStart here.\n",
-            "pages/sync.md": page,
-            "pages/internal/runbook.md": page,
-            "pages/guide/internal/kept.md": page,  # `/internal/` is anchored to docs_dir
-            "pages/guide/export.wip.md": page,
-            "pages/drafts/next.md": page,
+            "pages/sync.md": _page("pages/sync.md"),
+            "pages/internal/runbook.md": _page("pages/internal/runbook.md"),
+            "pages/guide/internal/kept.md": _page(
+                "pages/guide/internal/kept.md"
+            ),  # `/internal/` is anchored to docs_dir
+            "pages/guide/export.wip.md": _page("pages/guide/export.wip.md"),
+            "pages/drafts/next.md": _page("pages/drafts/next.md"),
         },
     )
     root = tmp_path / served
@@ -344,3 +351,43 @@ def test_mkdocs_exclude_and_draft_docs_leave_files_out(tmp_path: Path, served: s
     assert skipped[f"{inside}internal/runbook.md"] == "left out by mkdocs.yml exclude_docs"
     assert skipped[f"{inside}guide/export.wip.md"] == "left out by mkdocs.yml exclude_docs"
     assert skipped[f"{inside}drafts/next.md"] == "left out by mkdocs.yml draft_docs"
+
+
+# ---- the same page twice ----------------------------------------------------------------
+
+
+def test_a_page_copied_into_a_second_folder_is_served_once_and_links_follow_it(
+    tmp_path: Path,
+) -> None:
+    """Two files with the same title and text (one page copied under install/ and upgrade/)
+    would be two passages saying one thing: the copy nearest the root is served, the other is
+    skipped, and a link to it leads to the served one. A page with the same text under another
+    title is another page."""
+    page = "# Running on Kubernetes\n\nApply the chart, then wait for the pods to be ready.\n"
+    _write(
+        tmp_path,
+        {
+            "install/kubernetes.md": page,
+            "guides/upgrade/kubernetes.md": page,
+            "guides/helm.md": "# Helm\n\nText.\n",
+            "faq.md": "# FAQ\n\nSee [the upgrade](guides/upgrade/kubernetes.md) for pods.\n",
+        },
+    )
+    corpus = _load(tmp_path)
+    assert _served(corpus, tmp_path) == {"install/kubernetes.md", "guides/helm.md", "faq.md"}
+    assert "the same page as" in _skipped(corpus, tmp_path)["guides/upgrade/kubernetes.md"]
+    faq = next(a for a in corpus.articles if a.title == "FAQ")
+    kept = next(a for a in corpus.articles if a.title == "Running on Kubernetes")
+    assert f"(/help/{kept.slug})" in faq.body
+
+
+def test_the_same_text_under_another_title_is_another_page(tmp_path: Path) -> None:
+    body = "Apply the chart, then wait for the pods to be ready.\n"
+    _write(
+        tmp_path,
+        {
+            "a.md": "---\ntitle: Installing\n---\n\n" + body,
+            "b.md": "---\ntitle: Upgrading\n---\n\n" + body,
+        },
+    )
+    assert _served(_load(tmp_path), tmp_path) == {"a.md", "b.md"}

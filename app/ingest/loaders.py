@@ -660,7 +660,8 @@ def load_corpus(
             result.errors.append(LoadError(src.shown, str(exc)))
             continue
         result.articles.append(article.model_copy(update={"source_path": src.shown}))
-    result.articles = _unlink_missing(result.articles)
+    result.articles, twins = _drop_twins(result.articles, result.skipped)
+    result.articles = _unlink_missing(result.articles, twins)
     result.claimed_slugs = claimed
     result.errors.sort(key=lambda e: e.path)
     return result
@@ -669,13 +670,43 @@ def load_corpus(
 _HELP_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\(/help/([a-z0-9_-]+)(#[^)\s]*)?\)")
 
 
-def _unlink_missing(articles: list[Article]) -> list[Article]:
-    """Links to a page that did not load, or is not published, become plain text: a help page
-    never links to a 404."""
+def _drop_twins(
+    articles: list[Article], skipped: list[LoadError]
+) -> tuple[list[Article], dict[str, str]]:
+    """A page with another page's title, text, audience and locale (one page copied into a
+    second folder) is served once, as the copy nearest the docs root (then the first by path):
+    the other is listed as skipped, and links to it lead to its twin. Returns the pages and the
+    slug each dropped twin now stands for."""
+    first: dict[tuple[str, ...], Article] = {}
+    twins: dict[str, str] = {}
+
+    def depth(a: Article) -> tuple[int, str]:
+        path = a.source_path or a.slug
+        return path.count("/"), path
+
+    for article in sorted(articles, key=depth):
+        body = " ".join(article.body.split())
+        key = (article.title, body, article.audience, article.locale, article.status)
+        kept = first.setdefault(key, article)
+        if kept is not article:
+            twins[article.slug] = kept.slug
+            where = article.source_path or article.slug
+            skipped.append(LoadError(where, f"the same page as {kept.source_path or kept.slug}"))
+    return [a for a in articles if a.slug not in twins], twins
+
+
+def _unlink_missing(articles: list[Article], twins: Mapping[str, str]) -> list[Article]:
+    """Links to a dropped twin lead to the page it copies; links to a page that did not load,
+    or is not published, become plain text: a help page never links to a 404."""
     served = {a.slug for a in articles if a.status == "published"}
 
     def repl(m: re.Match[str]) -> str:
-        return m.group(0) if m.group(2) in served else m.group(1)
+        slug = twins.get(m.group(2), m.group(2))
+        if slug not in served:
+            return m.group(1)
+        return (
+            m.group(0) if slug == m.group(2) else f"[{m.group(1)}](/help/{slug}{m.group(3) or ''})"
+        )
 
     out = []
     for article in articles:
