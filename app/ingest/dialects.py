@@ -92,6 +92,7 @@ _SCRIPT = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.DOTALL | re.IGNOR
 _OBSIDIAN_COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.DOTALL)
 _MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _MDX_IMPORT = re.compile(r"^(?:import|export)\s.*$")
+_ESM_IMPORT = re.compile(r"""^import\s+[\w${}*,\s]+\s+from\s+["'][^"'\s]+["'];?[ \t]*$""", re.M)
 _MDX_SNIPPET_IMPORT = re.compile(
     r"""^import\s+([A-Z]\w*)\s+from\s+["'](/?[^"'\s]+\.mdx?)["'];?[ \t]*$"""
 )
@@ -282,6 +283,13 @@ def _strip_comments(text: str, *, mdx: bool) -> str:
             seg = _restore(seg, spans)
         parts.append(seg)
     return "\n".join(parts)
+
+
+def imports_modules(text: str) -> bool:
+    """A Markdown page written as MDX: outside code, a line imports a module (`import useBaseUrl
+    from '@docusaurus/useBaseUrl';`). Docusaurus reads `.md` files as MDX, and a statement of
+    that shape is never prose, so such a page is read as MDX whatever its extension."""
+    return any(not code and _ESM_IMPORT.search(seg) for code, seg in _segments(text))
 
 
 def snippet_imports(text: str, folder: str = "") -> list[str]:

@@ -43,7 +43,14 @@ from urllib.parse import unquote
 import yaml
 
 from app.ingest.copies import print_copies
-from app.ingest.dialects import Note, NoteIndex, first_paragraph, normalise, snippet_imports
+from app.ingest.dialects import (
+    Note,
+    NoteIndex,
+    first_paragraph,
+    imports_modules,
+    normalise,
+    snippet_imports,
+)
 from app.ingest.html import parse_html
 from app.ingest.ignore import ignore_rules, mintlify_hidden, mintlify_snippet
 from app.ingest.leaks import Leak, find_leaks, summarise
@@ -126,7 +133,7 @@ def decode_utf8(raw: bytes) -> str:
 def load_markdown(path: Path, raw: bytes) -> SourceDoc:
     """Markdown, with an optional YAML front matter block."""
     text = decode_utf8(raw)
-    mdx = path.suffix.lower() == ".mdx"
+    mdx = path.suffix.lower() == ".mdx" or imports_modules(text)
     if not text.startswith("---\n"):
         return SourceDoc({}, text, mdx)
     end = _FRONT_MATTER_END.search(text, 4)

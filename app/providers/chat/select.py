@@ -350,7 +350,9 @@ def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
     block = cand.blocks[k]
     said = _said(block_text(block), reading)
     titled = _said(cand.lead, reading)
-    path = _said(PATH_SEP.join(cand.path), reading)
+    # the text before a page's first heading (a page without headings: all of it) is headed by
+    # the page's title, as every other section is by its own heading
+    path = _said(PATH_SEP.join(cand.path or (cand.title,)), reading)
     typed = bool(asked.types) and any(_shows(t, block.text) for t in asked.types)
     # a table whose column the question names (not the product it is about, nor the headings)
     # lists what is asked
