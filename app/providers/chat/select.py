@@ -86,6 +86,7 @@ class Candidate:
     anchor: str
     blocks: tuple[Block, ...]
     passage: int = 0  # the passage (0-based) a citation names
+    headless: bool = False  # its page has no headings: the page's title heads all of it
 
     @property
     def lead(self) -> str:
@@ -210,11 +211,15 @@ def _own(rank: int, p: PassageLike) -> list[Candidate]:
     section = getattr(p, "section", None)
     if section is not None:
         path, blocks = tuple(section.path), _screened(section.blocks)
-        return [Candidate(rank, p.title, path, section.anchor, blocks, rank)]
+        tree = getattr(p, "tree", ()) or (section,)
+        headless = all(list(s.path) in ([], [p.title]) for s in tree)
+        return [Candidate(rank, p.title, path, section.anchor, blocks, rank, headless)]
     crumbs = tuple(x.strip() for x in p.breadcrumb.split("›")[1:]) if p.breadcrumb else ()
+    parsed = _parsed(p.kind, p.title, p.text)
+    headless = not crumbs and all(not path for path, _ in parsed)
     return [
-        Candidate(rank, p.title, _under(crumbs, tuple(path)), "", blocks, rank)
-        for path, blocks in _parsed(p.kind, p.title, p.text)
+        Candidate(rank, p.title, _under(crumbs, tuple(path)), "", blocks, rank, headless)
+        for path, blocks in parsed
     ]
 
 
@@ -350,9 +355,9 @@ def _score(asked: _Asked, cand: Candidate, k: int, reading: Reading) -> float:
     block = cand.blocks[k]
     said = _said(block_text(block), reading)
     titled = _said(cand.lead, reading)
-    # the text before a page's first heading (a page without headings: all of it) is headed by
-    # the page's title, as every other section is by its own heading
-    path = _said(PATH_SEP.join(cand.path or (cand.title,)), reading)
+    # a page without headings is headed by its title, as a section is by its heading (on a page
+    # with headings the title is every section's topic, and heads none of them more)
+    path = _said(PATH_SEP.join((cand.title,) if cand.headless else cand.path), reading)
     typed = bool(asked.types) and any(_shows(t, block.text) for t in asked.types)
     # a table whose column the question names (not the product it is about, nor the headings)
     # lists what is asked
