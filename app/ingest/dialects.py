@@ -140,6 +140,8 @@ _MULTILINE_LINK = re.compile(
     r"(?:\s+\"([^\"]*)\")?\s*\)"
 )
 # a heading whose whole text is bold (`### **Billing**`, as GitBook's editor exports it)
+_BOLD_LINE = re.compile(r"^ {0,3}(\*\*|__)(?=\S)([^*_\n]+?)(?<=\S)\1[ \t]*$")
+BOLD_LABEL_WORDS = 10  # a longer bold line is an emphasised sentence, not a sub-heading
 _BOLD_HEADING = re.compile(r"^(\*\*|__)(?=\S)(.+?)(?<=\S)\1((?:[ \t]*<a\b[^>]*>\s*</a>)?)$")
 _REF_DEF = re.compile(r"^( {0,3}\[[^\]]+\]:[ \t]*)<?(\S+?)>?((?:[ \t]+.*)?)$")
 _TEXT_PROP = re.compile(
@@ -362,7 +364,7 @@ class _BlockState:
         self.lines, self.ctx = lines, ctx
         self.out: list[str] = []
         self.prose: list[str] = []
-        self.level = 1
+        self.level = self.heading = 1  # `heading`: the level of the last real heading
         self.i = 0
         self.tab_bases: list[int] = []
         self.mkdocs_run = False  # inside a run of MkDocs `===` tabs (one group)
@@ -382,12 +384,32 @@ class _BlockState:
 
     def prose_line(self, line: str) -> None:
         if h := _HEADING.match(line):
-            self.level = len(h.group(1))
+            self.level = self.heading = len(h.group(1))
             self.loose_base = None
             if bold := _BOLD_HEADING.match(h.group(2)):
                 line = f"{h.group(1)} {bold.group(2)}{bold.group(3)}"
+        elif (label := self._bold_label(line)) is not None:
+            self.level = self.heading + 1
+            line = f"{'#' * self.level} {label}"
         self.prose.append(line)
         self.i += 1
+
+    def _bold_label(self, line: str) -> str | None:
+        """A paragraph that is one short bold phrase ("**Once the billing period ends**") heads
+        the paragraphs after it, as a heading one level below the page's last heading would:
+        help centers write sub-headings so. Not a sentence or a lead-in (ending ".", "!" or ":"),
+        not the last line of its part, and only while that level is still a section (H2, H3)."""
+        bold = _BOLD_LINE.match(line)
+        if bold is None or self.heading + 1 > 3 or self.tab_bases or self.mkdocs_run:
+            return None
+        label = bold.group(2).strip()
+        before = self.lines[self.i - 1] if self.i > 0 else ""
+        after = self.lines[self.i + 1 : self.i + 3]
+        if before.strip() or len(after) < 2 or after[0].strip() or not after[1].strip():
+            return None
+        if label[-1] in ".!:;," or len(label.split()) > BOLD_LABEL_WORDS or "**" in label:
+            return None
+        return label
 
     def open_tabs(self) -> None:
         self.tab_bases.append(self.level if self.loose_base is None else self.loose_base)
