@@ -314,3 +314,23 @@ def test_a_definition_lists_terms_head_sections_under_their_heading() -> None:
     moving = by_path["Questions › How do I move my library to a new computer?"]
     text = " ".join(b.text for b in moving.blocks)
     assert "Copy the library folder" in text and "printing" not in text, text
+
+
+def test_a_short_bold_paragraph_heads_the_paragraphs_after_it() -> None:
+    source = (
+        "## After you cancel\n\n**Until the period ends**\n\nYour stats keep being counted.\n\n"
+        "**Once it ends**\n\nYour dashboard is locked.\n\n"
+        "**Note: this is a sentence in bold.**\n\nIt stays a paragraph.\n\n"
+        "**Options:**\n\n- one\n- two\n"
+    )
+    out = normalise(source)
+    assert "### Until the period ends" in out and "### Once it ends" in out
+    assert "**Note: this is a sentence in bold.**" in out  # a sentence, not a heading
+    assert "### Options" not in out  # a lead-in
+    paths = [s.path for s in build_sections("Cancel", out)]
+    assert ["After you cancel", "Once it ends"] in paths
+
+
+def test_a_bold_line_below_a_third_level_heading_stays_a_paragraph() -> None:
+    out = normalise("## A\n\n### B\n\n**Label**\n\nText.\n")
+    assert "#### Label" not in out and "**Label**" in out

@@ -212,3 +212,26 @@ def test_html_list_items_keep_punctuation_next_to_emphasis() -> None:
 
     body = parse_html("<ol><li>Open <strong>Settings</strong> and tap <b>Hub</b>.</li></ol>").body
     assert body == "1. Open **Settings** and tap **Hub**."
+
+
+def test_a_markdown_page_that_imports_a_module_is_read_as_mdx(tmp_path: Path) -> None:
+    """Docusaurus reads `.md` as MDX: its imports and components are no text of the page."""
+    (tmp_path / "trial.md").write_text(
+        "---\ntitle: Plans\naudience: all\n---\n\nimport Box from '@site/src/components/Box';\n\n"
+        "All plans include a trial.\n\n"
+        '<Box\n  headline="Start now"\n  link="https://example.com/register"\n'
+        '  linkText="Go"\n/>\n\n'
+        "## Billing\n\nYou can pay monthly or yearly.\n"
+    )
+    (tmp_path / "code.md").write_text(
+        "---\ntitle: Code\naudience: all\n---\n\nAdd this to your app:\n\n"
+        "```js\nimport Widget from 'widget';\nWidget.start({ id: 1 });\n```\n\n"
+        "Then reload the page {and} check.\n"
+    )
+    corpus = load_corpus(tmp_path, MAX)
+    pages = {a.slug: a for a in corpus.articles}
+    body = pages["trial"].body
+    assert "import Box" not in body and "linkText" not in body and "headline=" not in body
+    assert "All plans include a trial." in body and "You can pay monthly or yearly." in body
+    code = pages["code"].body  # an import inside a code block is code: the page stays Markdown
+    assert "import Widget from 'widget';" in code and "Then reload the page {and} check." in code

@@ -647,3 +647,22 @@ def test_word_families_meet_difference_and_differs_cancelling_and_canceled() -> 
         passages("Billing", guide),
     )
     assert "paused at once" in got.split("\n")[1], got
+
+
+def test_a_page_without_headings_is_headed_by_its_title_when_blocks_are_chosen() -> None:
+    """The only page about the question has no headings; another page's section heading
+    repeats the question's words. The page's title heads its text as any heading would."""
+    page = passages(
+        "Delete your workspace",
+        "Open Settings and choose General.\n\n"
+        "To delete your workspace, go to the Danger zone section and click Delete workspace.\n",
+    )
+    other = passages(
+        "Importing calendars",
+        "## Can I delete my old workspace calendar after importing it?\n\n"
+        "Once the import has finished, the old calendar is no longer needed and you can"
+        " delete it.\n",
+    )
+    got = select_answer("How do I delete my workspace?", [*other, *page]).splitlines()
+    assert got[0] == "Delete your workspace [3]:", got
+    assert any("Danger zone" in line for line in got)

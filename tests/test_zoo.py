@@ -23,8 +23,9 @@ SITES = load_sites()
 def test_sites_pin_commits_and_cover_generators() -> None:
     assert len(SITES) >= 4
     assert all(len(s.commit) == 40 for s in SITES)
-    generators = {s.generator.split()[0] for s in SITES}
-    assert len(generators) == len(SITES)
+    generators = [s.generator.split()[0] for s in SITES]
+    assert len(set(generators)) >= 8  # eight generators; Docusaurus twice (an app, a SaaS)
+    assert all(generators.count(g) <= 2 for g in generators)
     assert any(s.language in ("de", "fr") and s.generator.startswith("Hugo") for s in SITES)
 
 

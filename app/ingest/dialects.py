@@ -341,9 +341,10 @@ def _drop_esm(text: str) -> str:
     return "\n".join(out)
 
 
-def _blocks(text: str, ctx: _Context) -> str:
-    """Rewrite block-level dialects; hand every other line to the inline pass."""
-    state = _BlockState(text.split("\n"), ctx)
+def _blocks(text: str, ctx: _Context, *, nested: bool = False) -> str:
+    """Rewrite block-level dialects; hand every other line to the inline pass (`nested`: the
+    body of a callout, whose own lines head nothing outside it)."""
+    state = _BlockState(text.split("\n"), ctx, nested)
     while state.i < len(state.lines):
         line = state.lines[state.i]
         if state.mkdocs_run and line.strip() and not _MKDOCS_TAB.match(line):
@@ -360,8 +361,8 @@ class _BlockState:
     """Where the block pass is: its output, the prose waiting for the inline pass, the heading
     level it sits under (1 = the title) and the open tab groups (their base levels)."""
 
-    def __init__(self, lines: list[str], ctx: _Context) -> None:
-        self.lines, self.ctx = lines, ctx
+    def __init__(self, lines: list[str], ctx: _Context, nested: bool = False) -> None:
+        self.lines, self.ctx, self.nested = lines, ctx, nested
         self.out: list[str] = []
         self.prose: list[str] = []
         self.level = self.heading = 1  # `heading`: the level of the last real heading
@@ -400,7 +401,9 @@ class _BlockState:
         help centers write sub-headings so. Not a sentence or a lead-in (ending ".", "!" or ":"),
         not the last line of its part, and only while that level is still a section (H2, H3)."""
         bold = _BOLD_LINE.match(line)
-        if bold is None or self.heading + 1 > 3 or self.tab_bases or self.mkdocs_run:
+        if bold is None or self.nested or self.i == 0 or self.heading + 1 > 3:
+            return None
+        if self.tab_bases or self.mkdocs_run:
             return None
         label = bold.group(2).strip()
         before = self.lines[self.i - 1] if self.i > 0 else ""
@@ -673,7 +676,7 @@ def _admonition(kind: str, title: str, inner: str, ctx: _Context) -> str:
     label = _ICON.sub("", title).strip() or kind.replace("-", " ").replace("_", " ").capitalize()
     label = _inline(label, ctx, 6, heading=True).strip()
     label = label.strip("*").strip() if label.startswith("**") else label
-    body = _blocks(inner, ctx).strip("\n")
+    body = _blocks(inner, ctx, nested=True).strip("\n")
     if not label:
         return f"\n{body}\n"
     head = label if label[-1:] in ":?!." else f"{label}:"
