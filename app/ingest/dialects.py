@@ -139,9 +139,9 @@ _MULTILINE_LINK = re.compile(
     r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*\n(?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]*)>?"
     r"(?:\s+\"([^\"]*)\")?\s*\)"
 )
-# a heading whose whole text is bold (`### **Billing**`, as GitBook's editor exports it)
 _BOLD_LINE = re.compile(r"^ {0,3}(\*\*|__)(?=\S)([^*_\n]+?)(?<=\S)\1[ \t]*$")
 BOLD_LABEL_WORDS = 10  # a longer bold line is an emphasised sentence, not a sub-heading
+# a heading whose whole text is bold (`### **Billing**`, as GitBook's editor exports it)
 _BOLD_HEADING = re.compile(r"^(\*\*|__)(?=\S)(.+?)(?<=\S)\1((?:[ \t]*<a\b[^>]*>\s*</a>)?)$")
 _REF_DEF = re.compile(r"^( {0,3}\[[^\]]+\]:[ \t]*)<?(\S+?)>?((?:[ \t]+.*)?)$")
 _TEXT_PROP = re.compile(
@@ -398,17 +398,19 @@ class _BlockState:
     def _bold_label(self, line: str) -> str | None:
         """A paragraph that is one short bold phrase ("**Once the billing period ends**") heads
         the paragraphs after it, as a heading one level below the page's last heading would:
-        help centers write sub-headings so. Not a sentence or a lead-in (ending ".", "!" or ":"),
-        not the last line of its part, and only while that level is still a section (H2, H3)."""
+        help centers write sub-headings so. Not a sentence or a lead-in (ending in ".", "!", ":",
+        ";" or ","), not a text's first or last line, not inside a callout or a tab, and only while
+        that level is still a section (H2, H3)."""
         bold = _BOLD_LINE.match(line)
         if bold is None or self.nested or self.i == 0 or self.heading + 1 > 3:
             return None
         if self.tab_bases or self.mkdocs_run:
             return None
         label = bold.group(2).strip()
-        before = self.lines[self.i - 1] if self.i > 0 else ""
         after = self.lines[self.i + 1 : self.i + 3]
-        if before.strip() or len(after) < 2 or after[0].strip() or not after[1].strip():
+        if self.lines[self.i - 1].strip() or len(after) < 2:
+            return None
+        if after[0].strip() or not after[1].strip():
             return None
         if label[-1] in ".!:;," or len(label.split()) > BOLD_LABEL_WORDS or "**" in label:
             return None
