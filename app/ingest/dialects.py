@@ -139,7 +139,6 @@ _MULTILINE_LINK = re.compile(
     r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*\n(?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]*)>?"
     r"(?:\s+\"([^\"]*)\")?\s*\)"
 )
-_BOLD_LINE = re.compile(r"^ {0,3}(\*\*|__)(?=\S)([^*_\n]+?)(?<=\S)\1[ \t]*$")
 BOLD_LABEL_WORDS = 10  # a longer bold line is an emphasised sentence, not a sub-heading
 # a heading whose whole text is bold (`### **Billing**`, as GitBook's editor exports it)
 _BOLD_HEADING = re.compile(r"^(\*\*|__)(?=\S)(.+?)(?<=\S)\1((?:[ \t]*<a\b[^>]*>\s*</a>)?)$")
@@ -401,10 +400,15 @@ class _BlockState:
         help centers write sub-headings so. Not a sentence or a lead-in (ending in ".", "!", ":",
         ";" or ","), not a text's first or last line, not inside a callout or a tab, and only while
         that level is still a section (H2, H3)."""
-        bold = _BOLD_LINE.match(line)
-        if bold is None or self.nested or self.i == 0 or self.heading + 1 > 3:
+        text = line.rstrip()
+        bold = (
+            _BOLD_HEADING.match(text.lstrip(" "))
+            if len(text) - len(text.lstrip(" ")) <= 3
+            else None
+        )
+        if bold is None or bold.group(3) or set(bold.group(2)) & set("*_\n"):
             return None
-        if self.tab_bases or self.mkdocs_run:
+        if self.nested or self.i == 0 or self.heading + 1 > 3 or self.tab_bases or self.mkdocs_run:
             return None
         label = bold.group(2).strip()
         after = self.lines[self.i + 1 : self.i + 3]
@@ -412,7 +416,7 @@ class _BlockState:
             return None
         if after[0].strip() or not after[1].strip():
             return None
-        if label[-1] in ".!:;," or len(label.split()) > BOLD_LABEL_WORDS or "**" in label:
+        if label[-1] in ".!:;," or len(label.split()) > BOLD_LABEL_WORDS:
             return None
         return label
 
