@@ -22,11 +22,30 @@ pytestmark = pytest.mark.slow  # the real MiniLM
 
 ARTICLE = "---\ntitle: Field notes app\nslug: field-notes\n---\n" + GUIDE.split("\n", 1)[1]
 
+# a comparison's evidence: one item of the list on each role, no sentence naming both
+ROLES = """---
+title: Sharing a vault
+slug: sharing
+---
+
+Field notes lets you share a vault with the people you work with.
+
+## Roles
+
+Each person you invite has one role:
+
+1. **Owner** manages the vault, its members and the subscription.
+2. **Writer** can add, edit and delete notes.
+3. **Commenter** can read every note and leave comments.
+4. **Reader** can only open the notes shared with them.
+"""
+
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     folder = tmp_path_factory.mktemp("docs")
     (folder / "field-notes.md").write_text(ARTICLE, encoding="utf-8")
+    (folder / "sharing.md").write_text(ROLES, encoding="utf-8")
     with running_app(
         articles_dir=folder,
         seed_on_start=True,
@@ -74,3 +93,12 @@ def test_a_platform_question_gets_that_platforms_tab_panel(api: Api) -> None:
     text, _ = _reply(api, "How do I install it on Android?")
     assert "On Android" in text and "Open the Play Store." in text, text
     assert "App Store" not in text, text
+
+
+def test_a_comparison_is_answered_from_the_list_naming_both(api: Api) -> None:
+    """Each role is one item and no sentence names both: read one statement at a time, neither
+    looked like the answer and the question was handed to a person."""
+    text, meta = _reply(api, "How is a Writer different from a Reader?")
+    assert meta["confidence"] != "none", meta.get("confidenceReason")
+    assert "Writer can add, edit and delete notes" in text, text
+    assert "Reader can only open the notes shared with them" in text, text

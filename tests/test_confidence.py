@@ -9,7 +9,7 @@ from types import MappingProxyType
 import pytest
 
 from app.language.text import sentences
-from app.search.answer_types import named_terms
+from app.search.answer_types import named_terms, subject_terms
 from app.turn.confidence import (
     Scored,
     Sentence,
@@ -66,6 +66,17 @@ def scored(text: str, scores: tuple[float, ...] = (0.8, 0.4)) -> Scored:
 )
 def test_asked_types(question: str, types: list[str]) -> None:
     assert asked_types(question) == types
+
+
+def test_a_contraction_or_between_is_no_subject_term() -> None:
+    """ "doesn't" left a "doesn" term and "between" a term no answer says: a statement covering
+    everything the question is about covered only part of it."""
+    assert subject_terms("What does the Pro plan have that Basic doesn't?") == [
+        "pro",
+        "plan",
+        "basic",
+    ]
+    assert subject_terms("Is there a gap between the two exports?") == ["gap", "two", "export"]
 
 
 def test_entities_skip_the_sentence_opening_word() -> None:

@@ -23,6 +23,7 @@ from app.turn.retrieve import (
     LATENCY_STAGES,
     RANKED_STAGES,
     clean_query,
+    compared_statements,
     repair_spelling,
     retrieve,
     with_repairs,
@@ -475,3 +476,38 @@ async def test_a_follow_up_left_as_written_is_searched_after_the_previous_messag
     off = dataclasses.replace(TUNED, search_context_words=0)
     alone, lexical = await ask("and as a CSV?", "and as a CSV?", previous, off)
     assert alone.searched == "and as a CSV?" and lexical == "and as a CSV?"  # type: ignore[attr-defined]
+
+
+ROLE_ITEMS = [
+    "Each person you invite has one role:",
+    "1. **Owner** manages the vault and its members.",
+    "2. **Writer** can add and edit notes.",
+    "3. **Reader** can only open shared notes.",
+]
+
+
+def test_a_comparison_reads_one_statement_on_each_thing_it_names() -> None:
+    assert compared_statements("How is a Writer different from a Reader?", ROLE_ITEMS) == [
+        ROLE_ITEMS[2],
+        ROLE_ITEMS[3],
+    ]
+    # the order of the question does not reorder the passage
+    got = compared_statements("Can a Reader edit notes like a Writer?", ROLE_ITEMS)
+    assert got == [ROLE_ITEMS[2], ROLE_ITEMS[3]]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What can a Writer do?",  # one name: its own statement is the evidence
+        "How is a Writer different from a Guest?",  # a name the passage never says
+        "how is a writer different from a reader?",  # nothing capitalised: no names to join
+    ],
+)
+def test_no_joined_statement_without_two_names_each_said(question: str) -> None:
+    assert compared_statements(question, ROLE_ITEMS) == []
+
+
+def test_no_joined_statement_when_one_statement_names_both() -> None:
+    both = [*ROLE_ITEMS, "A Writer can do everything a Reader can."]
+    assert compared_statements("How is a Writer different from a Reader?", both) == []

@@ -28,7 +28,7 @@ from typing import TypeVar
 from app.language.detect import detect_language
 from app.language.spelling import Speller
 from app.language.synonyms import EMPTY, SynonymTable, expand_query
-from app.language.text import answer_sentences
+from app.language.text import answer_sentences, term_set
 from app.providers import budget
 from app.providers.dictionary import LANGUAGES as DICTIONARY_LANGUAGES
 from app.providers.dictionary import known_words
@@ -36,6 +36,7 @@ from app.providers.embeddings.base import Embedder
 from app.providers.errors import ProviderError
 from app.providers.rerank.base import Reranker
 from app.providers.rerank.offline import OfflineReranker
+from app.search.answer_types import named_terms
 from app.search.base import Hit, SearchBackend
 from app.search.filters import DEFAULT_LOCALE, SearchFilter
 from app.search.vocabulary import CorpusVocabulary
@@ -501,9 +502,16 @@ async def _sentence_feature(
     tuning: Tuning,
 ) -> float:
     """`confidence.sentence_match` over the sentences of the top `answer_sentence_passages`
-    passages of `ranked`; 0 when they cannot be embedded (the band then leans on the rest)."""
-    head = [p.hit for p in ranked[: tuning.answer_sentence_passages]]
-    units = [(s, h.breadcrumb or h.title) for h in head for s in answer_sentences(h.text)]
+    passages of `ranked`, and over each passage's `compared_statements` read as one; 0 when they
+    cannot be embedded (the band then leans on the rest)."""
+    hits = [p.hit for p in ranked[: tuning.answer_sentence_passages]]
+    head = [(h.breadcrumb or h.title, answer_sentences(h.text)) for h in hits]
+    units = [(s, heading) for heading, said in head for s in said]
+    units += [
+        (" ".join(both), heading)
+        for heading, said in head
+        if (both := compared_statements(result.query, said))
+    ]
     if not units:
         return 0.0
     try:
@@ -564,3 +572,22 @@ async def _confidence(
         tuning,
         scored_by=reranker.name,
     )
+
+
+def compared_statements(question: str, sentences: Sequence[str]) -> list[str]:
+    """The statements of one passage that together name what a question naming two or more
+    things asks about, when no single statement names them all: a comparison ("the Editor and
+    the Viewer role") is answered by one statement on each (two items of the same list), and
+    read one at a time neither looks like the answer. The first statement naming each name, in
+    the passage's order; [] when the question names fewer than two things, one statement names
+    them all, or one is named nowhere in the passage."""
+    names = named_terms(question)
+    if len(names) < 2:
+        return []
+    said = [term_set(s) for s in sentences]
+    if any(all(n in terms for n in names) for terms in said):
+        return []
+    first = [next((i for i, terms in enumerate(said) if n in terms), None) for n in names]
+    if None in first:
+        return []
+    return [sentences[i] for i in sorted({i for i in first if i is not None})]
