@@ -276,6 +276,33 @@ def test_a_long_paragraph_under_a_heading_that_states_the_question_is_read_from_
     assert cause in got, got
 
 
+def test_an_faq_answer_reads_on_into_the_next_paragraph_while_it_fits() -> None:
+    """The heading asks what the customer asks; its first paragraph is short and says what does
+    not happen, the next one is too long to quote whole and opens with what does."""
+    first = "Nothing changes right away. One late payment pauses nothing."
+    then = "If a second payment fails, the workspace becomes read-only after seven days."
+    rest = " ".join(
+        [
+            "Exports still work while it is read-only, and every member keeps their own account,",
+            "their notes, their comments and their settings until the payment goes through.",
+            "Paying the open invoice from the billing page restores editing at once, and the",
+            "read-only days are not charged on the next invoice of the workspace.",
+            "A workspace that stays read-only for ninety days is archived, and an owner can",
+            "restore it from the archive page within a year by paying what is still open.",
+        ]
+    )
+    guide = (
+        "# Billing\n\n"
+        "## What happens when a payment fails?\n\n"
+        f"{first}\n\n{then} {rest}\n\n"
+        "## Invoices\n\nInvoices are sent by email each month.\n"
+    )
+    got = select_answer("What happens if our payment fails?", passages("Billing", guide))
+    assert first in got and then in got, got
+    assert "archived" not in got, got  # past the words a reply quotes
+    assert "Invoices are sent" not in got, got
+
+
 def test_a_how_to_prefers_steps_written_as_prose_to_a_list_of_options() -> None:
     """A section whose paragraphs open with an instruction ("Go to …") is a procedure; a list of
     command options that shares as many words is not what a how-to asks."""

@@ -576,8 +576,8 @@ async def _confidence(
 
 def compared_statements(question: str, sentences: Sequence[str]) -> list[str]:
     """The statements of one passage that together name what a question naming two or more
-    things asks about, when no single statement names them all: a comparison ("the Editor and
-    the Viewer role") is answered by one statement on each (two items of the same list), and
+    things asks about, when no single statement names them all: a comparison ("a Writer and a
+    Reader") is answered by one statement on each (two items of the same list), and
     read one at a time neither looks like the answer. The first statement naming each name, in
     the passage's order; [] when the question names fewer than two things, one statement names
     them all, or one is named nowhere in the passage."""

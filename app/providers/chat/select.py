@@ -580,7 +580,27 @@ def _grown(
         chosen = (*chosen, k + 1)  # an FAQ's question: its answer is the block under it
     if _leads_into(cand, chosen[-1]):  # the paragraphs end in "… the shortcuts are:"
         chosen = (*chosen, chosen[-1] + 1)
+    elif headed and chosen[0] == 0 and (more := _continued(cand, chosen)):
+        # the heading asks what the customer asks: its answer reads on from the start while it
+        # fits, into the next paragraph's opening sentences
+        said = tuple(s for j in chosen for s in sentences(cand.blocks[j].text))
+        return Choice(cand, chosen, best, sentences=(*said, *more))
     return Choice(cand, chosen, best)
+
+
+def _continued(cand: Candidate, chosen: tuple[int, ...]) -> tuple[str, ...]:
+    """The opening sentences of the paragraph after `chosen` that fit `MAX_WORDS` with it."""
+    j = chosen[-1] + 1
+    if j >= len(cand.blocks) or cand.blocks[j].kind != "paragraph":
+        return ()
+    words = sum(_size(cand.blocks[i]) for i in chosen)
+    out: list[str] = []
+    for s in sentences(cand.blocks[j].text):
+        words += len(s.split())
+        if words > MAX_WORDS:
+            break
+        out.append(s)
+    return tuple(out)
 
 
 def _headed(asked: _Asked, path: Sequence[str], reading: Reading) -> bool:
@@ -715,10 +735,13 @@ def render(choice: Choice, n: int, ph: Phrases | None = None) -> str:
     """The reply: the heading path cited `[n]`, then the chosen blocks as they read."""
     cand = choice.candidate
     parts: list[str] = []
+    said = False  # the sentences (of one paragraph, or read on across paragraphs) said once
     for k in choice.blocks:
         block = cand.blocks[k]
         if choice.sentences and block.kind == "paragraph":
-            parts.append(clean(" ".join(choice.sentences)))
+            if not said:
+                parts.append(clean(" ".join(choice.sentences)))
+            said = True
         elif block.kind == "table":
             parts.append(_table(block, choice.rows, cand, ph))
         else:
