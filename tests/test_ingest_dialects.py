@@ -217,6 +217,19 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
         [],
     ),
     (
+        "a container with directive attributes is a callout",
+        ':::tip{icon="heart"}\nKeep a backup.\n:::\n\n'
+        ':::note[Good to know]{icon="star"}\nIt syncs.\n:::',
+        ["> **Tip:** Keep a backup.", "> **Good to know:** It syncs."],
+        [":::", "icon="],
+    ),
+    (
+        "a component written over several lines is dropped in Markdown as in MDX",
+        "Layouts come from the theme.\n\n<SeeAlso :links=\"[\n  'features/slots',\n]\" />\n\nDone.",
+        ["Layouts come from the theme.", "Done."],
+        ["SeeAlso", "features/slots", ']"'],
+    ),
+    (
         "inline code is never rewritten",
         "Type `[[Set up sync]]` or `==x==`.",
         ["Type `[[Set up sync]]` or `==x==`."],

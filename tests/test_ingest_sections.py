@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.ingest import ingest_corpus
+from app.ingest.chunker import chunk_article
 from app.ingest.sections import anchor_of, build_sections
 from app.providers.embeddings.fake import FakeEmbedder
 from app.settings import Settings
@@ -99,6 +100,45 @@ def test_callouts_code_and_the_intro_section() -> None:
     note, code = intro.blocks[1:]
     assert (note.kind, note.label, note.text) == ("callout", "Note", "Sync needs an account.")
     assert (code.kind, code.label, code.text) == ("code", "json", '{"a": 1}')
+
+
+EXAMPLE = """## Write a deck
+
+A deck is Markdown:
+
+````md
+# First slide
+
+```ts
+console.log('hi')
+```
+
+# Second slide
+````
+
+## Present it
+
+Press F to present.
+"""
+
+
+def test_a_shorter_fence_inside_a_longer_one_is_the_examples_own_code() -> None:
+    """The example's `# Second slide` is not a heading: the inner ``` fence neither ends the
+    outer ```` one nor, closed, leaves the lines after it outside the example."""
+    sections = [s for s in build_sections("Decks", EXAMPLE) if s.blocks]
+    assert [s.path for s in sections] == [["Write a deck"], ["Present it"]]
+    code = sections[0].blocks[1]
+    assert code.kind == "code" and code.text.endswith("# Second slide")
+    chunks = chunk_article("Decks", EXAMPLE, 2000, 0)
+    assert [c.breadcrumb for c in chunks] == ["Decks › Write a deck", "Decks › Present it"]
+
+
+def test_a_fence_line_with_an_info_string_does_not_close_a_fence() -> None:
+    body = "## Setup\n\n```\nrun it\n```sh\nstill code\n```\n\nAfter the code.\n"
+    (setup,) = [s for s in build_sections("T", body) if s.blocks]
+    code, after = setup.blocks
+    assert code.kind == "code" and code.text == "run it\n```sh\nstill code"
+    assert after.text == "After the code."
 
 
 def test_anchors_are_unique_and_block_ids_name_their_section() -> None:

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from app.ingest.sections import closes_fence
+
 BREADCRUMB_SEP = " › "
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
@@ -122,7 +124,7 @@ def _sections(title: str, body: str) -> list[_Section]:
     for line in lines:
         fence_match = _FENCE.match(line)
         if fence is not None:
-            if fence_match and _closes(fence_match.group(1), fence):
+            if closes_fence(line, fence):
                 fence = None
             sections[-1].lines.append(line)
             continue
@@ -146,10 +148,6 @@ def _sections(title: str, body: str) -> list[_Section]:
         else:
             sections[-1].lines.append(line)
     return sections
-
-
-def _closes(marker: str, opening: str) -> bool:
-    return marker[0] == opening[0] and len(marker) >= len(opening)
 
 
 def _is_table_start(lines: list[str], i: int) -> bool:
@@ -185,8 +183,7 @@ def _blocks(lines: list[str], page: int | None = None) -> list[_Block]:
             marker = fence_match.group(1)
             j = i + 1
             while j < len(lines):
-                close = _FENCE.match(lines[j])
-                if close and _closes(close.group(1), marker):
+                if closes_fence(lines[j], marker):
                     break
                 j += 1
             blocks.append(_Block("fence", "\n".join(lines[i : j + 1]).rstrip(), page))

@@ -46,6 +46,7 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote
 
+from app.ingest.sections import closes_fence
 from app.ingest.tables import fix_tables
 from app.ingest.templates import (
     ICON,
@@ -78,7 +79,9 @@ _MKDOCS_TAB = re.compile(r"^===[+!]?[ \t]+\"(.*)\"[ \t]*$")
 _ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:")
 _ATTR = r"(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s}]+))"
 _ATTR_LIST = re.compile(rf"[ \t]*\{{:?[ \t]*{_ATTR}(?:[ \t]+{_ATTR})*[ \t]*\}}")
-_DOCUSAURUS_OPEN = re.compile(r"^ {0,3}(:{3,})[ \t]*([A-Za-z][\w-]*)(?:\[(.*)\]|[ \t]+(.*))?$")
+_DOCUSAURUS_OPEN = re.compile(
+    r"^ {0,3}(:{3,})[ \t]*([A-Za-z][\w-]*)(?:\[(.*)\])?(?:\{[^{}]*\})?(?:[ \t]+(.*))?$"
+)
 _DOCUSAURUS_CLOSE = re.compile(r"^ {0,3}(:{3,})[ \t]*$")
 # a fence's info after its language: VitePress line marks (`{2,4-5}`, `:line-numbers=3`)
 _FENCE_INFO = re.compile(
@@ -252,7 +255,7 @@ def _segments(text: str) -> list[tuple[bool, str]]:
             out[-1][1].append(line)
         else:
             out[-1][1].append(line)
-            if _closes(line, fence):
+            if closes_fence(line, fence):
                 fence = None
     return [(code, "\n".join(lines)) for code, lines in out]
 
@@ -638,17 +641,9 @@ _BLOCK_HANDLERS = (
 
 def _fence_end(lines: list[str], start: int, fence: str) -> int:
     for j in range(start + 1, len(lines)):
-        if _closes(lines[j], fence):
+        if closes_fence(lines[j], fence):
             return j
     return len(lines) - 1
-
-
-def _closes(line: str, fence: str) -> bool:
-    """A line closes a fence: the same character, at least as many, nothing after."""
-    m = _FENCE.match(line)
-    return bool(m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)) and (
-        not line.strip().strip(fence[0])
-    )
 
 
 def _docusaurus_end(lines: list[str], start: int, colons: int) -> int | None:
@@ -909,7 +904,7 @@ def _lines_with_code_flag(lines: list[str]) -> Iterable[tuple[bool, str]]:
             fence = m.group(1)
             yield True, line
         elif fence is not None:
-            if _closes(line, fence):
+            if closes_fence(line, fence):
                 fence = None
             yield True, line
         else:

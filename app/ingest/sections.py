@@ -80,8 +80,10 @@ def _split(body: str) -> list[_Raw]:
     h2: str | None = None
     fence: str | None = None
     for line in lines:
-        if (f := _FENCE.match(line)) and (fence is None or f.group(1)[0] == fence[0]):
-            fence = None if fence is not None and len(f.group(1)) >= len(fence) else f.group(1)
+        if fence is not None:
+            fence = None if closes_fence(line, fence) else fence
+        elif f := _FENCE.match(line):
+            fence = f.group(1)
         m = _HEADING.match(line) if fence is None else None
         if m and len(m.group(1)) <= 3:
             text = m.group(2).strip()
@@ -202,15 +204,21 @@ def _reader(lines: list[str], i: int) -> _Read:
     return _paragraph
 
 
+def closes_fence(line: str, fence: str) -> bool:
+    """A line closes a fence: the same character, at least as many, nothing after (a shorter
+    fence, or one with an info string, is the example's own code inside a longer one)."""
+    m = _FENCE.match(line)
+    return bool(m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)) and (
+        not line.strip().strip(fence[0])
+    )
+
+
 def _code(lines: list[str], i: int, plain: bool) -> tuple[Block | None, int]:
     opening = _FENCE.match(lines[i])
     assert opening is not None
     marker, label = opening.group(1), opening.group(2)
     j = i + 1
-    while j < len(lines):
-        close = _FENCE.match(lines[j])
-        if close and close.group(1)[0] == marker[0] and len(close.group(1)) >= len(marker):
-            break
+    while j < len(lines) and not closes_fence(lines[j], marker):
         j += 1
     text = "\n".join(lines[i + 1 : j]).strip("\n")
     return Block(id="", kind="code", text=text, label=label or None), j + 1

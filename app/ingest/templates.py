@@ -991,13 +991,14 @@ def jsx_blocks(text: str, *, mdx: bool = False) -> str:
     `<Steps>` of `<Step title>` one numbered list, `<Card title href>` a list item linking its
     title, `<ResponseField name type>` a list item naming its field, `<Prompt>` a code block
     (text to copy into an AI tool), and `<Visibility for="agents">` nothing (it is written for
-    AI agents, not shown to readers). In MDX (`mdx`) a component's children are dedented."""
+    AI agents, not shown to readers). A tag written over several lines is read as one line first,
+    in Markdown as in MDX (VitePress renders Vue components in `.md`). In MDX (`mdx`) a
+    component's children are dedented."""
     if "<" not in text:
         return text
     text, holes = _hide(text, mdx=mdx)
     jsx = _Jsx(holes, mdx)
-    if mdx:
-        text = _JSX_ANY_TAG.sub(_one_line_tag, text)
+    text = _JSX_ANY_TAG.sub(_one_line_tag, text)
     for _ in range(12):  # nesting depth
         before = text
         text = _component_pass(text, jsx, mdx=mdx)
