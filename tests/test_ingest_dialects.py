@@ -257,6 +257,21 @@ def test_mdx_imports_and_comments_are_dropped_only_in_mdx() -> None:
     assert "import Tabs" in normalise(source, mdx=False)
 
 
+def test_a_component_whose_props_are_nested_objects_and_arrays_is_dropped() -> None:
+    """Props three levels deep (an array of objects holding an array) are code, whether on one
+    line or over several: before, the tag was quoted as text, labels and URLs and all."""
+    source = (
+        "Pick a theme.\n\n"
+        "<ThemeGrid\n  labels={{\n    presets: {\n      ocean: 'Ocean',\n    },\n  }}\n/>\n\n"
+        "<VideoGrid videos={[{ title: 'Launch', links: [{ href: 'https://x.test/v' }] }]} />\n\n"
+        "Themes change colours only.\n"
+    )
+    for mdx in (True, False):
+        out = normalise(source, mdx=mdx)
+        assert "Pick a theme." in out and "Themes change colours only." in out, out
+        assert "Ocean" not in out and "x.test" not in out and "presets" not in out, out
+
+
 def test_unresolved_embeds_are_reported_as_warnings() -> None:
     warnings: list[str] = []
     normalise("![[Nowhere]]\n\n![[Set up sync#No such heading]]", _index(), warnings=warnings)

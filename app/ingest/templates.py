@@ -930,7 +930,8 @@ _DETAILS = re.compile(
     re.DOTALL | re.IGNORECASE,
 )
 _JSX_ATTR = re.compile(r"([\w-]+)=(?:\"([^\"]*)\"|'([^']*)'|\{[\"'`]([^\"'`]*)[\"'`]\})")
-_JSX_BRACES = r"\{(?:[^{}]|\{[^{}]*\})*\}"  # an attribute's expression, one level of nesting
+# an attribute's expression, up to three levels deep (`args={[{ fields: [{ name: 'id' }] }]}`)
+_JSX_BRACES = r"\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
 _JSX_OPEN_ATTRS = rf"((?:\"[^\"\n]*\"|'[^'\n]*'|[^<>{{}}\"']|{_JSX_BRACES})*)"
 
 
@@ -959,12 +960,13 @@ _JSX_CONTAINER = re.compile(
 # an MDX tag, maybe over several lines (`<img\n  src=…\n  style={{…}}\n/>`), and an attribute
 # holding an object (`style={{…}}`)
 _JSX_ANY_TAG = re.compile(rf"<[A-Za-z][\w.:-]*\b(?:\"[^\"]*\"|[^<>{{}}\"]|{_JSX_BRACES})*/?>")
-_JSX_OBJECT_ATTR = re.compile(r"\s[\w-]+=\{\{(?:[^{}]|\{[^{}]*\})*\}\}")
+_JSX_OBJECT_ATTR = re.compile(rf"\s[\w-]+=(?=\{{\s*[{{\[]){_JSX_BRACES}")
 _REQUIRED = re.compile(r"(?<![\w-])required(?![\w-]|\s*=\s*\{?\s*false)")
 
 
 def _one_line_tag(m: re.Match[str]) -> str:
-    """An MDX tag on one line and without object attributes (`style={{…}}`), which are code."""
+    """An MDX tag on one line and without object or array attributes (`style={{…}}`,
+    `args={[…]}`), which are code."""
     return _JSX_OBJECT_ATTR.sub("", " ".join(m.group(0).split()))
 
 
