@@ -6,6 +6,7 @@ from app.ingest.sections import build_sections
 from app.providers.chat.base import Passage
 from app.providers.chat.offline import terms
 from app.providers.chat.select import passage_text, select_answer, sentences
+from app.tenant import generic_tenant
 
 GUIDE = """# Field notes app
 
@@ -301,6 +302,73 @@ def test_an_faq_answer_reads_on_into_the_next_paragraph_while_it_fits() -> None:
     assert first in got and then in got, got
     assert "archived" not in got, got  # past the words a reply quotes
     assert "Invoices are sent" not in got, got
+
+
+SYNC_HELP = """# Sync
+
+## Why does sync fail?
+
+### Storage is full
+
+Sync stops when the storage is full. Delete old attachments to free space.
+
+### Session expired
+
+Sign out and sign in again to renew the session.
+
+### Device is offline
+
+Check that the device is connected to the internet.
+
+## Sharing
+
+### Invite people
+
+Open Sharing and enter their email address.
+
+### Remove people
+
+Open Sharing and click Remove next to their name.
+
+### Change a role
+
+Open Sharing and pick another role next to their name.
+"""
+
+
+def test_a_problem_gets_its_cause_and_the_other_causes_its_heading_lists() -> None:
+    got = select_answer(
+        "My notes stopped syncing and it says the storage is full.", passages("Sync", SYNC_HELP)
+    )
+    assert "Delete old attachments to free space." in got, got
+    assert "“Sync › Why does sync fail?” also lists: Session expired; Device is offline." in got
+
+
+def test_what_a_reply_adds_to_the_quote_is_said_in_the_replys_language() -> None:
+    """ "also lists" and "the rest is in" are the tenant's phrases, in German and French too."""
+    templates = generic_tenant().templates
+    for locale in ("en", "de", "fr"):
+        assert {"also_lists", "rest_in"} <= set(templates[locale]), locale
+    german = select_answer(
+        "My notes stopped syncing and it says the storage is full.",
+        passages("Sync", SYNC_HELP),
+        ph=templates["de"],
+    )
+    assert (
+        "„Sync › Why does sync fail?“ nennt außerdem: Session expired; Device is offline." in german
+    )
+
+
+def test_other_sections_are_listed_only_under_a_heading_that_reports_a_problem() -> None:
+    """Under "Sharing" the other sub-sections are other tasks, not causes; and a question that
+    reports no problem gets its own section only."""
+    problem = select_answer(
+        "People I removed from sharing still see my notes.", passages("Sync", SYNC_HELP)
+    )
+    how_to = select_answer(
+        "How do I free space when the storage is full?", passages("Sync", SYNC_HELP)
+    )
+    assert "also lists" not in problem and "also lists" not in how_to, (problem, how_to)
 
 
 def test_a_how_to_prefers_steps_written_as_prose_to_a_list_of_options() -> None:

@@ -104,6 +104,7 @@ class Choice:
     score: float
     rows: tuple[int, ...] = ()
     sentences: tuple[str, ...] = ()
+    also: tuple[str, ...] = ()  # the other causes a problem's section sits among (their headings)
 
 
 def sentences(text: str) -> list[str]:
@@ -267,6 +268,7 @@ class _Asked:
     steps: bool
     subject: frozenset[str] = frozenset()  # the tenant's products the question names
     action: str = ""  # a how-to's action, when a candidate block names it
+    problem: bool = False  # the customer reports a problem ("my card keeps getting declined")
 
     @property
     def total(self) -> float:
@@ -327,13 +329,14 @@ def _asked(question: str, cands: Sequence[Candidate], reading: Reading) -> _Aske
     subject = frozenset(product_terms(question, reading)) & asked
     # a problem reported ("my tracker isn't updating"), also before a question ("The printer
     # stopped printing. Any ideas?"), is answered by the steps that fix it
-    steps = asks_for_steps(question) or any(reports_a_problem(s) for s in sentences(question))
+    problem = any(reports_a_problem(s) for s in sentences(question))
+    steps = asks_for_steps(question) or problem
     # a how-to asks for steps, not a value ("book a desk for next week" asks no duration)
     asked_for = [] if asks_for_steps(question) else asked_types(question)
     types = tuple(t for t in asked_for if t in _VALUE_TYPES)
     types += ("setting",) if _SETTING.search(question) else ()
     action = _action(question, frozenset(asked), cands, reading)
-    return _Asked(frozenset(asked), weights, types, steps, subject, action)
+    return _Asked(frozenset(asked), weights, types, steps, subject, action, problem)
 
 
 def _action(
@@ -450,6 +453,8 @@ def choices(
     if best <= 0:
         return []
     out = [_grown(asked, cand, k, best, reading)]
+    if asked.problem and (also := _other_causes(cand, passages)):
+        return [replace(out[0], also=also)]
     if out[0].rows or cand.blocks[k].kind != "paragraph":
         return out  # a list, table or code answers whole
     steps = _referred_steps(out[0], cands) if asked.steps else None
@@ -474,6 +479,30 @@ def choices(
         out.append(more)
         words += _words(more)
     return out
+
+
+def _other_causes(cand: Candidate, passages: Sequence[PassageLike]) -> tuple[str, ...]:
+    """The headings of the other sub-sections under the chosen section's parent heading, in the
+    page's order, when that heading itself reports a problem ("Why did my payment fail?") and
+    at least two others sit under it, none a question: a problem's answer is the cause that
+    matches and the others the page lists. () for a top-level section (a page's sections are
+    its topics) and under any other heading ("Configure your DNS" heads steps, an FAQ's
+    questions are topics too)."""
+    if len(cand.path) < 2 or cand.passage >= len(passages):
+        return ()
+    if not reports_a_problem(cand.path[-2]):
+        return ()
+    parent = tuple(cand.path[:-1])
+    tree = getattr(passages[cand.passage], "tree", ()) or ()
+    heads = [
+        s.path[-1]
+        for s in tree
+        if len(s.path) == len(cand.path) and tuple(s.path[:-1]) == parent and s.blocks
+    ]
+    others = [clean(h) for h in heads if h != cand.path[-1]]
+    if len(others) < 2 or any(h.rstrip().endswith("?") for h in others):
+        return ()
+    return tuple(others[:MAX_ITEMS])
 
 
 def _referred_steps(choice: Choice, cands: Sequence[Candidate]) -> tuple[Candidate, int] | None:
@@ -746,6 +775,12 @@ def render(choice: Choice, n: int, ph: Phrases | None = None) -> str:
             parts.append(_table(block, choice.rows, cand, ph))
         else:
             parts.append(_block(block, cand, ph))
+    if choice.also:
+        where = PATH_SEP.join([cand.title, *cand.path[:-1]])
+        items = "; ".join(choice.also)
+        parts.append(
+            phrase(ph, "also_lists", "“{where}” also lists: {items}.", where=where, items=items)
+        )
     body = "\n".join(p for p in parts if p)
     return f"{cand.lead} [{n}]:\n{body}"
 
