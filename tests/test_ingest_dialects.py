@@ -230,6 +230,32 @@ CASES: list[tuple[str, str, list[str], list[str]]] = [
         ["SeeAlso", "features/slots", ']"'],
     ),
     (
+        "MyST directives: callouts, tabs, code, and the silent ones dropped",
+        ":::{note}\n:class: tip\nBack up first.\n:::\n\n"
+        "```{warning} Do not unplug it.\n```\n\n"
+        "::::{tab-set}\n:::{tab-item} Windows\nRun the installer.\n:::\n"
+        ":::{tab-item} macOS\nDrag it to Applications.\n:::\n::::\n\n"
+        "```{code-block} python\n:caption: run.py\nprint(1)\n```\n\n"
+        "```{toctree}\n:maxdepth: 2\nintro-page\n```\n\n"
+        ":::{versionadded} 2.1\nTabs.\n:::",
+        [
+            "> **Note:** Back up first.",
+            "> **Warning:** Do not unplug it.",
+            "# Windows\n\nRun the installer.",
+            "# macOS\n\nDrag it to Applications.",
+            "```python\nprint(1)\n```",
+            "> **Version added 2.1:** Tabs.",
+        ],
+        [":::", "{note}", ":class:", ":caption:", "toctree", "intro-page", "{tab-item}"],
+    ),
+    (
+        "MyST roles and targets read as their text; a code span holding braces stays code",
+        "(install)=\n## Install\n\nSee {ref}`the billing page <billing>`, press {kbd}`Ctrl+S`"
+        " and open `/users/{id}`.",
+        ["## Install", "See the billing page, press Ctrl+S and open `/users/{id}`."],
+        ["(install)=", "{ref}", "<billing>", "{kbd}"],
+    ),
+    (
         "inline code is never rewritten",
         "Type `[[Set up sync]]` or `==x==`.",
         ["Type `[[Set up sync]]` or `==x==`."],

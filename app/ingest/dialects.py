@@ -10,6 +10,12 @@ What is rewritten (everything outside fenced code and inline code spans; code is
   ordinary paragraphs, so the body is searchable and quotable like any other text. VitePress's
   `::: details Title` is a section named by its title, `::: code-group` one tab per fence
   (named by its `[label]`); `[[toc]]` and a fence's line marks (`js{2}`) are dropped.
+- MyST (Sphinx's Markdown) directives, in colon or backtick fences (`:::{note}`,
+  ```` ```{warning} ````): Sphinx's admonitions and version notes become callouts,
+  `{dropdown} Title` a section, `{tab-set}` of `{tab-item} Label` tabs, `{code-block} py` a
+  code fence; `{toctree}`, `{include}`, `{image}`, `{raw}` … show nothing (counted); any other
+  keeps its body; a directive's options (`:class: tip`) are dropped. Roles (`{ref}`Billing
+  <billing>``) become their text and target lines (`(install)=`) vanish.
 - Obsidian embeds: `![[Note]]`, `![[Note#Heading]]` and `![[Note#^block]]` are replaced by that
   note, section or block (itself normalised, headings shifted under the embedding section,
   at most `MAX_EMBED_DEPTH` deep, cycles cut); `![[image.png|alt]]` and local `![alt](img.png)`
@@ -56,6 +62,7 @@ from app.ingest.templates import (
     Rendering,
     jsx_blocks,
     render_templates,
+    tab_block,
 )
 
 # a link's target and the linking page's folder → the help-page URL, "" for plain text (a local
@@ -83,6 +90,13 @@ _DOCUSAURUS_OPEN = re.compile(
     r"^ {0,3}(:{3,})[ \t]*([A-Za-z][\w-]*)(?:\[(.*)\])?(?:\{[^{}]*\})?(?:[ \t]+(.*))?$"
 )
 _DOCUSAURUS_CLOSE = re.compile(r"^ {0,3}(:{3,})[ \t]*$")
+# MyST (Sphinx's Markdown): a directive in a colon or backtick fence, `{name}` then its argument;
+# its options (`:class: tip`, or a `---` block of them) open its body; a role `{ref}`text``; a
+# target line `(label)=`
+_MYST_OPEN = re.compile(r"^ {0,3}(:{3,}|`{3,}|~{3,})\{([A-Za-z][\w:-]*)\}[ \t]*(.*)$")
+_MYST_OPTION = re.compile(r"^[ \t]*:[\w-]+:(?:[ \t].*)?$")
+_MYST_ROLE = re.compile(r"\{[A-Za-z][\w:-]*\}\x00(\d+)\x00")  # its code span already hidden
+_MYST_TARGET = re.compile(r"^ {0,3}\([\w.:-]+\)=[ \t]*$")
 # a fence's info after its language: VitePress line marks (`{2,4-5}`, `:line-numbers=3`)
 _FENCE_INFO = re.compile(
     r"^( {0,3}(?:`{3,}|~{3,}))[ \t]*([\w+#.-]+)(?:[ \t]*(?:\{[\d,\s-]*\}|:(?:no-)?line-numbers"
@@ -627,7 +641,67 @@ def _snippet(state: _BlockState, line: str) -> bool:
     return True
 
 
+# MyST directives that show no text of their own: a table of contents, an include resolved at
+# build time, raw output, an image, autodoc
+_MYST_SILENT = frozenset(
+    ["toctree", "contents", "index", "include", "literalinclude", "raw", "eval-rst", "image"]
+)
+# MyST's callouts (Sphinx's admonitions and version notes)
+_MYST_CALLOUTS = frozenset(
+    [
+        *("admonition", "note", "tip", "hint", "important", "warning", "caution", "attention"),
+        *("danger", "error", "seealso", "versionadded", "versionchanged", "deprecated"),
+    ]
+)
+
+
+def _myst(state: _BlockState, line: str) -> bool:
+    """A MyST directive: a callout (`{note}`, `{warning}`, `{admonition} Title`, `{seealso}`,
+    `{versionadded} 2.1` …), a titled section (`{dropdown} Title`), tabs (`{tab-set}` of
+    `{tab-item} Label`), a code block (`{code-block} python`); the silent ones are dropped and
+    counted, any other keeps its body. Its options are not text."""
+    if not (m := _MYST_OPEN.match(line)):
+        return False
+    fence, name, arg = m.group(1), m.group(2).lower(), m.group(3).strip()
+    if fence[0] == ":":
+        close = _docusaurus_end(state.lines, state.i, len(fence))
+        if close is None:
+            return False
+    else:
+        close = _fence_end(state.lines, state.i, fence)
+    body = state.lines[state.i + 1 : close]
+    if body and body[0].strip() == "---" and "---" in (b.strip() for b in body[1:]):
+        body = body[[b.strip() for b in body].index("---", 1) + 1 :]
+    while body and _MYST_OPTION.match(body[0]):
+        body = body[1:]
+    inner = "\n".join(body)
+    rest = state.lines[close + 1 :]
+    if name in ("code-block", "code", "sourcecode", "code-cell"):
+        state.emit("\n".join([f"```{arg.split()[0] if arg else ''}", inner, "```"]))
+    elif name in _MYST_SILENT:
+        state.ctx.removed[f"myst:{name}"] += 1
+    elif name in ("tab-set", "tab-set-code"):
+        state.lines = [*state.lines[: state.i], TABS_OPEN, *body, TABS_CLOSE, *rest]
+        return True
+    elif name in ("tab-item", "dropdown"):
+        state.lines = [*state.lines[: state.i], *tab_block(arg, inner).split("\n"), *rest]
+        return True
+    elif name in _MYST_CALLOUTS:
+        title = arg if name == "admonition" or name.startswith(("version", "deprecated")) else ""
+        if title and name != "admonition":
+            title = f"{name.replace('version', 'version ').capitalize()} {title}"
+        if arg and not title:
+            inner = f"{arg}\n{inner}"  # `{note} text`: the note's first line
+        state.emit(_admonition(name, title, inner, state.ctx))
+    else:  # a directive of its own (`{figure}`, `{list-table}` …): what it says, without it
+        state.lines = [*state.lines[: state.i], *body, *rest]
+        return True
+    state.lines = [*state.lines[: state.i], *rest]
+    return True
+
+
 _BLOCK_HANDLERS = (
+    _myst,
     _fenced_block,
     _tab_marker,
     _footnote,
@@ -697,10 +771,13 @@ def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> s
     """Inline rewrites on prose; inline code spans are protected."""
     text = _ESCAPED_WIKILINK.sub(r"`[[\1]]`", text)  # syntax the author meant to show
     text, spans = _hide_code(text)
+    text = _MYST_ROLE.sub(lambda m: _myst_role(spans[int(m.group(1))]), text)
     lines = []
     for line in text.split("\n"):
-        if _BLOCK_ID_LINE.match(line) or (
-            _TOC_MARKER.match(line) and ctx.index.resolve("toc", ctx.folder) is None
+        if (
+            _BLOCK_ID_LINE.match(line)
+            or _MYST_TARGET.match(line)
+            or (_TOC_MARKER.match(line) and ctx.index.resolve("toc", ctx.folder) is None)
         ):
             continue  # a block id, or a table-of-contents marker (VitePress `[[toc]]`)
         line = _BLOCK_ID_TAIL.sub("", line)
@@ -731,6 +808,15 @@ def _inline(text: str, ctx: _Context, level: int, *, heading: bool = False) -> s
     if ctx.links is not None and "](" in text:  # a link whose text runs over a line break
         text = _MULTILINE_LINK.sub(partial(_link, ctx=ctx, plain=False), text)
     return _restore(text, spans)
+
+
+def _myst_role(span: str) -> str:
+    """A MyST role as its text, from its code span: `{ref}`Billing <billing-page>`` →
+    "Billing", `{kbd}`Ctrl+C`` → "Ctrl+C", `{doc}`~guides/setup`` → "guides/setup"."""
+    content = span.strip("`").strip()
+    if (cut := content.rfind(" <")) > 0 and content.endswith(">"):
+        return content[:cut].strip()
+    return content.lstrip("~!").strip()
 
 
 def _tags(line: str, ctx: _Context, level: int = 1) -> str:
